@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * counters.h - event counters of a device (shown by "rdma statistic" and in
+ * sysfs hw_counters) and the module-wide object accounting that tests use to
+ * prove teardown leaves nothing behind.
+ */
+#ifndef SROCE_COUNTERS_H
+#define SROCE_COUNTERS_H
+
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+struct ib_device;
+struct rdma_hw_stats;
+struct sroce_dev;
+
+/**
+ * enum sroce_counter - per-device event counters
+ * @SROCE_CNT_RX_PACKETS: RoCEv2 datagrams received for this device
+ * @SROCE_CNT_RX_DROP_SHORT: dropped, too short to hold BTH and ICRC
+ * @SROCE_CNT_RX_DROP_NO_QP: dropped, no queue pair can take the packet
+ * @SROCE_CNT_LINK_DOWNED: port went from ACTIVE to DOWN
+ * @SROCE_CNT_MAX: number of counters
+ *
+ * Every packet sroce drops is counted where it is dropped.
+ */
+enum sroce_counter {
+	SROCE_CNT_RX_PACKETS,
+	SROCE_CNT_RX_DROP_SHORT,
+	SROCE_CNT_RX_DROP_NO_QP,
+	SROCE_CNT_LINK_DOWNED,
+	SROCE_CNT_MAX
+};
+
+struct sroce_stats {
+	u64 cnt[SROCE_CNT_MAX];
+};
+
+/**
+ * enum sroce_obj - object kinds counted module-wide
+ * @SROCE_OBJ_DEV: devices (struct sroce_dev)
+ * @SROCE_OBJ_UCONTEXT: user contexts
+ * @SROCE_OBJ_PD: protection domains
+ * @SROCE_OBJ_NETNS_SOCKETS: namespaces with open UDP 4791 sockets
+ * @SROCE_OBJ_MAX: number of kinds
+ *
+ * Read through debugfs (sroce/objects); after a test tears everything down
+ * every count must be back to zero.
+ */
+enum sroce_obj {
+	SROCE_OBJ_DEV,
+	SROCE_OBJ_UCONTEXT,
+	SROCE_OBJ_PD,
+	SROCE_OBJ_NETNS_SOCKETS,
+	SROCE_OBJ_MAX
+};
+
+/**
+ * enum sroce_global_counter - events that belong to no device
+ * @SROCE_GCNT_RX_NO_DEVICE: datagrams to UDP 4791 that arrived on a netdev
+ *	carrying no sroce device, dropped
+ * @SROCE_GCNT_MAX: number of counters
+ */
+enum sroce_global_counter {
+	SROCE_GCNT_RX_NO_DEVICE,
+	SROCE_GCNT_MAX
+};
+
+/* Any context. */
+#define sroce_count(sdev, c) this_cpu_inc((sdev)->stats->cnt[c])
+
+int sroce_counters_init(void);
+void sroce_counters_uninit(void);
+struct sroce_stats __percpu *sroce_stats_alloc(void);
+void sroce_stats_free(struct sroce_stats __percpu *stats);
+void sroce_obj_created(enum sroce_obj kind);
+void sroce_obj_destroyed(enum sroce_obj kind);
+void sroce_global_count(enum sroce_global_counter c);
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index);
+
+#endif /* SROCE_COUNTERS_H */

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * device.c - the sroce ib_device: creation from "rdma link add", the one
+ * ib_device_ops table, device and port queries, and removal.
+ *
+ * Lifetime of a device:
+ *   sroce_dev_newlink()    allocate, bind to the netdev (net.c), register
+ *   ...                    live; the port follows the netdev (net.c)
+ *   unregistration         started by "rdma link delete", by the netdev
+ *                          going away (net.c, queued) or by rmmod; ib_core
+ *                          disassociates user contexts, removes its clients
+ *                          and then calls sroce_dealloc_driver()
+ *   sroce_dealloc_driver() unbind from the netdev, leave the device list,
+ *                          free what sroce allocated; ib_core frees the
+ *                          struct after an RCU grace period when its last
+ *                          reference goes
+ */
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce.h"
+
+/* The module's version, reported as the device's firmware version. */
+#define SROCE_VERSION_MAJOR 0
+#define SROCE_VERSION_MINOR 1
+#define SROCE_VERSION_PATCH 0
+
+static unsigned int max_pd = SROCE_MAX_PD;
+module_param(max_pd, uint, 0444);
+MODULE_PARM_DESC(max_pd, "protection domains per device (default and maximum 65536; lower it to test the limit)");
+
+/* Every device, for rmmod; see sroce_dev_unregister_all(). */
+static LIST_HEAD(sroce_devices);
+/* Protects sroce_devices; never held while calling into ib_core. */
+static DEFINE_MUTEX(sroce_devices_lock);
+
+/**
+ * sroce_query_device() - ib_device_ops.query_device
+ * @ibdev: the device
+ * @attr: filled with the device's limits and capabilities
+ * @udata: driver data from userspace; sroce defines none
+ *
+ * Context: Process context.
+ * Return: 0, or -EINVAL if userspace sent driver data.
+ */
+static int sroce_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *udata)
+{
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	*attr = to_sdev(ibdev)->attr;
+	return 0;
+}
+
+/**
+ * sroce_query_port() - ib_device_ops.query_port
+ * @ibdev: the device
+ * @port_num: the port (always SROCE_PORT; the core checks the range)
+ * @attr: zeroed by the core, filled here
+ *
+ * Reads only what the netdev notifier recorded; never touches the netdev,
+ * which may be going away.
+ *
+ * Context: Process context.
+ * Return: 0.
+ */
+static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
+			    struct ib_port_attr *attr)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	u32 active_mtu = READ_ONCE(sdev->active_mtu);
+
+	attr->state = READ_ONCE(sdev->port_state);
+	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
+			   IB_PORT_PHYS_STATE_LINK_UP :
+			   IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = active_mtu ? active_mtu : IB_MTU_256;
+	attr->gid_tbl_len = SROCE_GID_TBL_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->max_msg_sz = SROCE_MAX_MSG_SZ;
+	attr->max_vl_num = 1;
+	attr->active_speed = READ_ONCE(sdev->port_speed);
+	attr->active_width = READ_ONCE(sdev->port_width);
+	attr->ip_gids = true;
+	return 0;
+}
+
+/**
+ * sroce_query_pkey() - ib_device_ops.query_pkey
+ * @ibdev: the device
+ * @port_num: the port
+ * @index: index in the P_Key table, which has one entry
+ * @pkey: the default P_Key, full membership
+ *
+ * Context: Process context.
+ * Return: 0, or -EINVAL for an index past the table.
+ */
+static int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			    u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+/**
+ * sroce_get_port_immutable() - ib_device_ops.get_port_immutable
+ * @ibdev: the device
+ * @port_num: the port
+ * @immutable: table sizes and the port's protocol
+ *
+ * A RoCEv2 port: the core fills its GID table from the netdev's addresses.
+ *
+ * Context: Process context (registration).
+ * Return: 0.
+ */
+static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				    struct ib_port_immutable *immutable)
+{
+	immutable->pkey_tbl_len = 1;
+	immutable->gid_tbl_len = SROCE_GID_TBL_LEN;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+/**
+ * sroce_get_link_layer() - ib_device_ops.get_link_layer
+ * @ibdev: the device
+ * @port_num: the port
+ *
+ * Context: Any context.
+ * Return: IB_LINK_LAYER_ETHERNET.
+ */
+static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+						 u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+/**
+ * sroce_modify_device() - ib_device_ops.modify_device
+ * @ibdev: the device
+ * @mask: what to change; only IB_DEVICE_MODIFY_NODE_DESC is supported
+ * @modify: the new values
+ *
+ * Context: Process context.
+ * Return: 0, or -EOPNOTSUPP for any other change.
+ */
+static int sroce_modify_device(struct ib_device *ibdev, int mask,
+			       struct ib_device_modify *modify)
+{
+	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
+		return -EOPNOTSUPP;
+	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
+		memcpy(ibdev->node_desc, modify->node_desc,
+		       sizeof(ibdev->node_desc));
+	return 0;
+}
+
+/**
+ * sroce_get_dev_fw_str() - ib_device_ops.get_dev_fw_str
+ * @ibdev: the device
+ * @str: IB_FW_VERSION_NAME_MAX bytes for the version string
+ *
+ * Context: Process context.
+ */
+static void sroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%d.%d.%d", SROCE_VERSION_MAJOR,
+		 SROCE_VERSION_MINOR, SROCE_VERSION_PATCH);
+}
+
+/**
+ * sroce_dealloc_driver() - ib_device_ops.dealloc_driver
+ * @ibdev: the device, unregistered (or never registered)
+ *
+ * The last driver callback of a device: ib_core has removed every client
+ * and destroyed every user object.  Releases what sroce holds; ib_core
+ * frees the memory when its last reference goes.
+ *
+ * Context: Process context. Takes sroce_bind_lock and sroce_devices_lock.
+ */
+static void sroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	sroce_net_unbind(sdev);
+	mutex_lock(&sroce_devices_lock);
+	list_del(&sdev->list);
+	mutex_unlock(&sroce_devices_lock);
+	sroce_stats_free(sdev->stats);
+	sroce_obj_destroyed(SROCE_OBJ_DEV);
+}
+
+static const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = SROCE_DRIVER_ID,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
+	.get_dev_fw_str = sroce_get_dev_fw_str,
+	.get_hw_stats = sroce_get_hw_stats,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.modify_device = sroce_modify_device,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+/*
+ * Only what the module enforces today is advertised; every other limit is
+ * zero until the object it limits exists.
+ */
+static void sroce_dev_init_attr(struct sroce_dev *sdev)
+{
+	struct ib_device_attr *attr = &sdev->attr;
+
+	attr->fw_ver = (u64)SROCE_VERSION_MAJOR << 32 |
+		       SROCE_VERSION_MINOR << 16 | SROCE_VERSION_PATCH;
+	attr->sys_image_guid = sdev->ibdev.node_guid;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_pd = clamp_t(unsigned int, max_pd, 1, SROCE_MAX_PD);
+	attr->max_pkeys = 1;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
+}
+
+static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	struct ib_device *ibdev;
+
+	sdev = ib_alloc_device(sroce_dev, ibdev);
+	if (!sdev)
+		return ERR_PTR(-ENOMEM);
+	ibdev = &sdev->ibdev;
+	/* From here on ib_dealloc_device() undoes everything. */
+	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	mutex_lock(&sroce_devices_lock);
+	list_add_tail(&sdev->list, &sroce_devices);
+	mutex_unlock(&sroce_devices_lock);
+	sroce_obj_created(SROCE_OBJ_DEV);
+
+	sdev->stats = sroce_stats_alloc();
+	if (!sdev->stats) {
+		ib_dealloc_device(ibdev);
+		return ERR_PTR(-ENOMEM);
+	}
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = num_possible_cpus();
+	ibdev->local_dma_lkey = SROCE_LOCAL_DMA_LKEY;
+	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
+			    ndev->dev_addr);
+	sroce_dev_init_attr(sdev);
+	sdev->port_state = IB_PORT_DOWN;
+	return sdev;
+}
+
+static int sroce_dev_check_name(const char *ibdev_name)
+{
+	struct ib_device *other;
+
+	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
+	if (!other)
+		return 0;
+	ib_device_put(other);
+	pr_info_ratelimited("%s: name already in use\n", ibdev_name);
+	return -EEXIST;
+}
+
+/**
+ * sroce_dev_newlink() - rdma_link_ops.newlink: "rdma link add NAME type sroce
+ *	netdev NDEV"
+ * @ibdev_name: the name asked for; unique among RDMA devices
+ * @ndev: the lower netdev, referenced by the caller for the duration
+ *
+ * Context: Process context, under ib_core's link_ops_rwsem.
+ * Return: 0; -EEXIST if the name is taken or @ndev already carries an sroce
+ * device; -EPROTONOSUPPORT if @ndev is not Ethernet; -ENODEV if @ndev went
+ * away meanwhile; -ENOMEM; or the error from opening UDP port 4791 or from
+ * registration.
+ */
+int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	bool bound;
+	int err;
+
+	err = sroce_dev_check_name(ibdev_name);
+	if (err)
+		return err;
+	sdev = sroce_dev_alloc(ndev);
+	if (IS_ERR(sdev))
+		return PTR_ERR(sdev);
+	err = sroce_net_bind(sdev, ndev);
+	if (err)
+		goto err_dealloc;
+	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
+	if (err)
+		goto err_dealloc;
+
+	/* Once registered, a racing unregistration may free the device. */
+	get_device(&sdev->ibdev.dev);
+	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	if (err) {
+		put_device(&sdev->ibdev.dev);
+		goto err_dealloc;
+	}
+	bound = sroce_net_mark_registered(sdev);
+	if (!bound) {
+		/* The netdev went away during registration. */
+		ib_unregister_device(&sdev->ibdev);
+		err = -ENODEV;
+	}
+	put_device(&sdev->ibdev.dev);
+	return err;
+
+err_dealloc:
+	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}
+
+/**
+ * sroce_dev_unregister_all() - unregister every device, for rmmod
+ *
+ * Context: Process context (module exit). May sleep for long.
+ *
+ * Runs after the link type is unregistered, so no device is being created.
+ * Each unregistration waits for ib_core to disassociate user contexts and
+ * remove its clients, and ends in sroce_dealloc_driver(), which takes the
+ * device off the list.
+ */
+void sroce_dev_unregister_all(void)
+{
+	struct sroce_dev *sdev;
+
+	for (;;) {
+		mutex_lock(&sroce_devices_lock);
+		sdev = list_first_entry_or_null(&sroce_devices,
+						struct sroce_dev, list);
+		if (sdev)
+			get_device(&sdev->ibdev.dev);
+		mutex_unlock(&sroce_devices_lock);
+		if (!sdev)
+			return;
+		ib_unregister_device(&sdev->ibdev);
+		put_device(&sdev->ibdev.dev);
+	}
+}
+
+static enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu)
+{
+	enum ib_mtu mtu;
+
+	for (mtu = IB_MTU_4096; mtu >= IB_MTU_256; mtu--)
+		if (ib_mtu_enum_to_int(mtu) + SROCE_MAX_HDR_OVERHEAD <=
+		    (int)ndev_mtu)
+			return mtu;
+	return 0;
+}
+
+/* Lane rates and widths close to an Ethernet speed, for query_port. */
+static void sroce_speed_from_netdev(u32 mbps, u16 *speed, u8 *width)
+{
+	static const struct {
+		u32 mbps;
+		u16 speed;
+		u8 width;
+	} map[] = {
+		{ 2500, IB_SPEED_SDR, IB_WIDTH_1X },
+		{ 5000, IB_SPEED_DDR, IB_WIDTH_1X },
+		{ 10000, IB_SPEED_QDR, IB_WIDTH_1X },
+		{ 14000, IB_SPEED_FDR, IB_WIDTH_1X },
+		{ 25000, IB_SPEED_EDR, IB_WIDTH_1X },
+		{ 50000, IB_SPEED_HDR, IB_WIDTH_1X },
+		{ 100000, IB_SPEED_NDR, IB_WIDTH_1X },
+		{ 200000, IB_SPEED_HDR, IB_WIDTH_4X },
+		{ 400000, IB_SPEED_NDR, IB_WIDTH_4X },
+		{ 800000, IB_SPEED_NDR, IB_WIDTH_8X },
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(map) - 1; i++)
+		if (mbps <= map[i].mbps)
+			break;
+	*speed = map[i].speed;
+	*width = map[i].width;
+}
+
+static void sroce_dev_port_speed_update(struct sroce_dev *sdev,
+					struct net_device *ndev)
+{
+	struct ethtool_link_ksettings ks;
+	u32 mbps = SPEED_1000;	/* for netdevs that do not know */
+	u16 speed;
+	u8 width;
+
+	ASSERT_RTNL();
+	if (!__ethtool_get_link_ksettings(ndev, &ks) &&
+	    ks.base.speed != SPEED_UNKNOWN)
+		mbps = ks.base.speed;
+	sroce_speed_from_netdev(mbps, &speed, &width);
+	WRITE_ONCE(sdev->port_speed, speed);
+	WRITE_ONCE(sdev->port_width, width);
+}
+
+static void sroce_dev_port_event(struct sroce_dev *sdev,
+				 enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = &sdev->ibdev,
+		.event = type,
+		.element.port_num = SROCE_PORT,
+	};
+
+	ib_dispatch_event(&event);
+}
+
+/**
+ * sroce_dev_port_update() - make the port follow its netdev
+ * @sdev: the device
+ * @ndev: its lower netdev
+ *
+ * The port is ACTIVE while the netdev is up, has carrier and an MTU that
+ * fits at least a 256-byte IB MTU with headers; otherwise DOWN.  A change of
+ * state on a registered device raises IB_EVENT_PORT_ACTIVE or
+ * IB_EVENT_PORT_ERR.  The active MTU and speed are refreshed every time.
+ *
+ * Context: Process context. Caller holds rtnl_lock and sroce_bind_lock.
+ */
+void sroce_dev_port_update(struct sroce_dev *sdev, struct net_device *ndev)
+{
+	enum ib_mtu mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));
+	u32 old = sdev->port_state;
+	u32 state;
+
+	lockdep_assert_held(&sroce_bind_lock);
+	state = netif_running(ndev) && netif_carrier_ok(ndev) && mtu ?
+		IB_PORT_ACTIVE : IB_PORT_DOWN;
+	sroce_dev_port_speed_update(sdev, ndev);
+	WRITE_ONCE(sdev->active_mtu, mtu);
+	WRITE_ONCE(sdev->port_state, state);
+	if (state == old || !sdev->registered)
+		return;
+	sroce_dbg(sdev, "port %s, active MTU %d\n",
+		  state == IB_PORT_ACTIVE ? "active" : "down",
+		  mtu ? ib_mtu_enum_to_int(mtu) : 0);
+	if (state == IB_PORT_ACTIVE) {
+		sroce_dev_port_event(sdev, IB_EVENT_PORT_ACTIVE);
+	} else {
+		sroce_count(sdev, SROCE_CNT_LINK_DOWNED);
+		sroce_dev_port_event(sdev, IB_EVENT_PORT_ERR);
+	}
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * main.c - module init and exit: each subsystem set up in order and taken
+ * down in reverse.
+ */
+#include <linux/module.h>
+#include <rdma/rdma_netlink.h>
+
+#include "sroce.h"
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = "sroce",
+	.newlink = sroce_dev_newlink,
+};
+
+static int __init sroce_init(void)
+{
+	int err;
+
+	err = sroce_counters_init();
+	if (err)
+		return err;
+	err = sroce_net_init();
+	if (err)
+		goto err_uninit_counters;
+	rdma_link_register(&sroce_link_ops);
+	pr_info("loaded\n");
+	return 0;
+
+err_uninit_counters:
+	sroce_counters_uninit();
+	return err;
+}
+
+static void __exit sroce_exit(void)
+{
+	/* Waits for a "rdma link add" in progress; none can start after. */
+	rdma_link_unregister(&sroce_link_ops);
+	sroce_dev_unregister_all();
+	sroce_net_uninit();
+	sroce_counters_uninit();
+	pr_info("unloaded\n");
+}
+
+module_init(sroce_init);
+module_exit(sroce_exit);
+
+MODULE_AUTHOR("The sroce authors");
+MODULE_DESCRIPTION("Software RoCEv2 RDMA device");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_ALIAS_RDMA_LINK("sroce");

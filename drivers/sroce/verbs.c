@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * verbs.c - thin verb entry points: check what the caller passed, copy
+ * driver data in and out of userspace, account the object.  Objects with
+ * behaviour of their own get a file of their own; these have none yet.
+ */
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "sroce.h"
+
+/* The ABI's sizes, also asserted by the provider (uapi/rdma/sroce-abi.h). */
+static_assert(sizeof(struct sroce_alloc_ucontext_req) == 8);
+static_assert(sizeof(struct sroce_alloc_ucontext_resp) == 16);
+
+/*
+ * Copy a driver request from userspace.  A shorter request is zero-extended
+ * (an older provider); a longer one is accepted only if the bytes sroce does
+ * not know are zero (a newer provider asking for nothing new).
+ */
+static int sroce_udata_in(struct ib_udata *udata, void *req, size_t size)
+{
+	size_t len = min(udata->inlen, size);
+
+	if (udata->inlen > size &&
+	    !ib_is_udata_cleared(udata, size, udata->inlen - size))
+		return -EOPNOTSUPP;
+	return ib_copy_from_udata(req, udata, len);
+}
+
+/* Copy a driver response out; an older provider takes only a prefix. */
+static int sroce_udata_out(struct ib_udata *udata, const void *resp,
+			   size_t size)
+{
+	return ib_copy_to_udata(udata, (void *)resp, min(udata->outlen, size));
+}
+
+/* Verbs that define no driver data refuse any. */
+static int sroce_udata_none(struct ib_udata *udata)
+{
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * sroce_alloc_ucontext() - ib_device_ops.alloc_ucontext
+ * @ibuc: the context, allocated by the core
+ * @udata: struct sroce_alloc_ucontext_req in, sroce_alloc_ucontext_resp out
+ *
+ * Context: Process context. May sleep.
+ * Return: 0, -EINVAL for non-zero reserved fields or an unknown provider
+ * ABI, or -EFAULT.
+ */
+int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct sroce_alloc_ucontext_resp resp = {
+		.abi_version = SROCE_UVERBS_ABI_VERSION,
+		.features = 0,
+	};
+	struct sroce_alloc_ucontext_req req = {};
+	int err;
+
+	might_sleep();
+	err = sroce_udata_in(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.reserved)
+		return -EINVAL;
+	if (req.provider_abi && req.provider_abi != SROCE_UVERBS_ABI_VERSION)
+		return -EINVAL;
+	err = sroce_udata_out(udata, &resp, sizeof(resp));
+	if (err)
+		return err;
+	sroce_obj_created(SROCE_OBJ_UCONTEXT);
+	return 0;
+}
+
+/**
+ * sroce_dealloc_ucontext() - ib_device_ops.dealloc_ucontext
+ * @ibuc: the context; every object created through it is already gone
+ *
+ * Context: Process context.
+ */
+void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	sroce_obj_destroyed(SROCE_OBJ_UCONTEXT);
+}
+
+/**
+ * sroce_disassociate_ucontext() - ib_device_ops.disassociate_ucontext
+ * @ibuc: a context whose device is being unregistered while the process
+ *	still holds it open
+ *
+ * Implementing this op lets ib_core unregister a device under open
+ * contexts: it zaps the context's mappings, destroys its objects through
+ * the normal destroy ops and leaves the process with a file on which every
+ * command fails.  A context owns no kernel activity of its own that would
+ * need stopping here.
+ *
+ * Context: Process context.
+ */
+void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/**
+ * sroce_alloc_pd() - ib_device_ops.alloc_pd
+ * @ibpd: the PD, allocated by the core
+ * @udata: NULL for kernel callers; no driver data from userspace
+ *
+ * Context: Process context. May sleep.
+ * Return: 0, -ENOMEM past the device's max_pd, or -EINVAL for driver data.
+ */
+int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+	int err;
+
+	might_sleep();
+	err = sroce_udata_none(udata);
+	if (err)
+		return err;
+	if (atomic_inc_return(&sdev->num_pd) > sdev->attr.max_pd) {
+		atomic_dec(&sdev->num_pd);
+		return -ENOMEM;
+	}
+	sroce_obj_created(SROCE_OBJ_PD);
+	return 0;
+}
+
+/**
+ * sroce_dealloc_pd() - ib_device_ops.dealloc_pd
+ * @ibpd: the PD; the core guarantees no object uses it any more
+ * @udata: unused
+ *
+ * Context: Process context.
+ * Return: 0.
+ */
+int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibpd->device);
+
+	atomic_dec(&sdev->num_pd);
+	sroce_obj_destroyed(SROCE_OBJ_PD);
+	return 0;
+}

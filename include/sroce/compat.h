@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * compat.h - the one place where kernel API differences live.
+ *
+ * Force-included into every sroce source by Kbuild; no source file includes
+ * it and no source file tests LINUX_VERSION_CODE.  Each entry is keyed on a
+ * SROCE_HAVE_* macro that Kbuild defines from a probe of the headers being
+ * built against (the probe list is in drivers/sroce/Kbuild), never on a
+ * version number, because distributions backport API changes (the UDP
+ * tunnel change below reached 7.0 and 7.1 distribution kernels).  Each entry
+ * names the kernel version and the upstream change that moved the API, and
+ * wraps it in an sroce_-named helper that the core files call instead.
+ *
+ * Supported: Linux 6.1 (Debian 12) first; 6.12 and 7.x kept compiling.
+ * The floor is enforced once, by drivers/sroce/Kbuild.
+ */
+#ifndef SROCE_COMPAT_H
+#define SROCE_COMPAT_H
+
+#include <linux/net.h>
+#include <net/sock.h>
+#include <net/udp_tunnel.h>
+
+/*
+ * 7.2 ("udp_tunnel: pass struct sock to setup_udp_tunnel_sock() and
+ * udp_tunnel_sock_release()"): the tunnel helpers take the struct sock
+ * instead of the struct socket.  Probe: SROCE_HAVE_UDP_TUNNEL_SK.
+ */
+static inline void sroce_udp_tunnel_setup(struct net *net, struct socket *sock,
+					  struct udp_tunnel_sock_cfg *cfg)
+{
+#ifdef SROCE_HAVE_UDP_TUNNEL_SK
+	setup_udp_tunnel_sock(net, sock->sk, cfg);
+#else
+	setup_udp_tunnel_sock(net, sock, cfg);
+#endif
+}
+
+static inline void sroce_udp_tunnel_release(struct socket *sock)
+{
+#ifdef SROCE_HAVE_UDP_TUNNEL_SK
+	udp_tunnel_sock_release(sock->sk);
+#else
+	udp_tunnel_sock_release(sock);
+#endif
+}
+
+#endif /* SROCE_COMPAT_H */
