@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# check-provider.sh - host-side checks of the built sroce libibverbs
+# provider.  Needs no RDMA device and no kernel module.
+#
+# Usage: tests/provider/check-provider.sh [path/to/libsroce-rdmav34.so]
+#        (default: userspace-provider/libsroce-rdmav34.so; build it first
+#        with `make -C userspace-provider`)
+#
+# Checks:
+#  1. the provider exists;
+#  2. objdump -p: it requires IBVERBS_PRIVATE_34 (the private provider ABI)
+#     and IBVERBS_1.14 (the v36.0 floor, see sroce.c) from libibverbs.so.1,
+#     and no other private ABI;
+#  3. nm -D: it defines no dynamic symbol beyond the global: list of
+#     sroce.map (which is empty), and every libibverbs symbol it uses is
+#     bound to a symbol version;
+#  4. dlopen-test.c: RTLD_NOW load against the real libibverbs, and the ops
+#     table its constructor registers.
+#
+# Exit status: 0 all passed, 1 something failed, 4 skipped (tool missing).
+# Environment: CC (default cc) builds dlopen-test.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+provdir=$top/userspace-provider
+so=${1:-$provdir/libsroce-rdmav34.so}
+map=$provdir/sroce.map
+: "${CC:=cc}"
+
+failures=0
+
+pass() { echo "PASS: $*"; }
+oneline() { printf '%s\n' "$1" | tr '\n' ' ' | sed 's/ $//'; }
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+for tool in objdump nm "$CC"; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "SKIP: $tool not installed"
+		exit 4
+	fi
+done
+
+# 1. The provider exists.
+if [ ! -f "$so" ]; then
+	fail "$so does not exist (make -C userspace-provider)"
+	exit 1
+fi
+so=$(cd "$(dirname "$so")" && pwd)/${so##*/}
+pass "$so exists"
+
+# 2. Symbol versions required from libibverbs.so.1.
+required=$(objdump -p "$so" | awk '
+	/^  required from / { lib = $3; next }
+	/^    0x/ && lib == "libibverbs.so.1:" { print $NF }')
+for v in IBVERBS_PRIVATE_34 IBVERBS_1.14; do
+	if printf '%s\n' "$required" | grep -qx "$v"; then
+		pass "requires $v from libibverbs.so.1"
+	else
+		fail "does not require $v from libibverbs.so.1" \
+			"(required: $(oneline "$required"))"
+	fi
+done
+others=$(printf '%s\n' "$required" | grep '^IBVERBS_PRIVATE_' |
+	grep -vx IBVERBS_PRIVATE_34)
+if [ -z "$others" ]; then
+	pass "requires no other private ABI"
+else
+	fail "also requires $(oneline "$others")"
+fi
+
+# 3. Exported symbols: only what sroce.map lists under global: (nothing).
+allowed=$(sed 's,/\*.*\*/,,g' "$map" | awk '
+	/global:/ { g = 1; sub(/.*global:/, "") }
+	/local:/ { g = 0 }
+	g { gsub(/;/, " "); for (i = 1; i <= NF; i++) print $i }')
+stray=
+for sym in $(nm -D --defined-only "$so" | awk '{ print $NF }' |
+	sed 's/@.*//'); do
+	printf '%s\n' "$allowed" | grep -qx "$sym" || stray="$stray $sym"
+done
+if [ -z "$stray" ]; then
+	pass "exports no symbols beyond sroce.map's global list" \
+		"(${allowed:-empty})"
+else
+	fail "exports symbols not allowed by sroce.map:$stray"
+fi
+
+unversioned=$(nm -D --undefined-only "$so" | awk '{ print $NF }' |
+	grep -E '^(_?_?verbs_|ibv_|execute_ioctl|__ioctl_)' | grep -v @)
+if [ -z "$unversioned" ]; then
+	pass "every libibverbs symbol used is version-bound"
+else
+	fail "unversioned libibverbs references: $(oneline "$unversioned")"
+fi
+
+# 4. Load it for real.
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+if "$CC" -std=gnu11 -Wall -Wextra -Werror -O2 -g \
+	-I"$provdir" -I"$top/uapi" -o "$tmp/dlopen-test" \
+	"$here/dlopen-test.c" \
+	-Wl,--export-dynamic-symbol=verbs_register_driver_34 \
+	-Wl,--no-as-needed -libverbs -ldl; then
+	pass "built dlopen-test"
+	"$tmp/dlopen-test" "$so" >"$tmp/dlopen-test.log" 2>&1
+	status=$?
+	sed 's/^/    /' "$tmp/dlopen-test.log"
+	if [ "$status" -eq 0 ]; then
+		pass "dlopen-test"
+	else
+		fail "dlopen-test (exit status $status)"
+	fi
+else
+	fail "could not build dlopen-test"
+fi
+
+if [ "$failures" -ne 0 ]; then
+	echo "check-provider: $failures check(s) FAILED"
+	exit 1
+fi
+echo "check-provider: all checks passed"

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce.c - libibverbs provider for the sroce software RoCEv2 device.
+ *
+ * Control path only for now: every implemented verb is a generic uverbs
+ * command (ibv_cmd_*) carried by libibverbs, plus the driver-private data
+ * of uapi/rdma/sroce-abi.h.  Ops left NULL in sroce_ctx_ops fail with
+ * EOPNOTSUPP.  The provider registers itself from an ELF constructor and
+ * exports no symbols (sroce.map).
+ *
+ * Errors: ops returning int return 0 or a positive errno; ops returning a
+ * pointer return NULL with errno set (libibverbs' conventions).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sroce.h"
+
+/*
+ * libibverbs copies the driver id given at context creation into every
+ * ioctl header, and the kernel refuses ioctls whose id differs from the
+ * device's; the module reports RDMA_DRIVER_UNKNOWN.
+ */
+_Static_assert(SROCE_DRIVER_ID == RDMA_DRIVER_UNKNOWN,
+	       "driver id must match the kernel device's");
+
+/*
+ * The kernel reports the firmware version as one number; print it as
+ * major.minor.sub from bits 47:32, 31:16 and 15:0 (the usual uverbs
+ * convention, also used by ibv_devinfo's other soft providers).
+ */
+static void format_fw_ver(char *buf, size_t size, uint64_t raw)
+{
+	unsigned int major = (unsigned int)(raw >> 32) & 0xffff;
+	unsigned int minor = (unsigned int)(raw >> 16) & 0xffff;
+	unsigned int sub = (unsigned int)raw & 0xffff;
+
+	snprintf(buf, size, "%u.%u.%u", major, minor, sub);
+}
+
+/**
+ * sroce_query_device_ex() - query_device_ex op; also serves ibv_query_device()
+ * @ibctx: context
+ * @input: extension input; libibverbs rejects a non-zero comp_mask
+ * @attr: filled from the kernel's QUERY_DEVICE response
+ * @attr_size: size of @attr the caller knows about
+ *
+ * Return: 0 or a positive errno.
+ */
+static int sroce_query_device_ex(struct ibv_context *ibctx,
+				 const struct ibv_query_device_ex_input *input,
+				 struct ibv_device_attr_ex *attr,
+				 size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ibctx, input, attr, attr_size,
+				       &resp, &resp_size);
+	if (ret)
+		return ret;
+
+	format_fw_ver(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		      resp.base.fw_ver);
+	return 0;
+}
+
+/**
+ * sroce_query_port() - query_port op
+ * @ibctx: context
+ * @port_num: port number, from 1
+ * @attr: zeroed by libibverbs, filled from the kernel's response
+ *
+ * Return: 0 or a positive errno.
+ */
+static int sroce_query_port(struct ibv_context *ibctx, uint8_t port_num,
+			    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd = {};
+
+	return ibv_cmd_query_port(ibctx, port_num, attr, &cmd, sizeof(cmd));
+}
+
+/**
+ * sroce_alloc_pd() - alloc_pd op
+ * @ibctx: context
+ *
+ * Return: the new PD, or NULL with errno set.
+ */
+static struct ibv_pd *sroce_alloc_pd(struct ibv_context *ibctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd = {};
+	struct sroce_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+
+	ret = ibv_cmd_alloc_pd(ibctx, &pd->ibv_pd, &cmd, sizeof(cmd),
+			       &resp, sizeof(resp));
+	if (ret)
+		goto err_free_pd;
+
+	return &pd->ibv_pd;
+
+err_free_pd:
+	free(pd);
+	errno = ret;
+	return NULL;
+}
+
+/**
+ * sroce_dealloc_pd() - dealloc_pd op
+ * @ibpd: PD from sroce_alloc_pd()
+ *
+ * The PD is kept if the kernel refuses (it is still in use).
+ *
+ * Return: 0 or a positive errno.
+ */
+static int sroce_dealloc_pd(struct ibv_pd *ibpd)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_pd(ibpd);
+	if (ret)
+		return ret;
+
+	free(to_spd(ibpd));
+	return 0;
+}
+
+/**
+ * sroce_free_context() - free_context op, the end of ibv_close_device()
+ * @ibctx: context from sroce_alloc_context()
+ */
+static void sroce_free_context(struct ibv_context *ibctx)
+{
+	struct sroce_context *ctx = to_sctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+/* Alphabetical, like struct verbs_context_ops. */
+static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_pd = sroce_alloc_pd,
+	.dealloc_pd = sroce_dealloc_pd,
+	.free_context = sroce_free_context,
+	.query_device_ex = sroce_query_device_ex,
+	.query_port = sroce_query_port,
+};
+
+/*
+ * GET_CONTEXT: announce the ABI this provider speaks and learn the module's
+ * ABI and features.  Response bytes an older module does not send stay 0.
+ */
+static int get_context(struct sroce_context *ctx)
+{
+	struct sroce_get_context_cmd cmd = {
+		.drv.provider_abi = SROCE_UVERBS_ABI_VERSION,
+	};
+	struct sroce_get_context_resp resp = {};
+	int ret;
+
+	ret = ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		return ret;
+
+	if (resp.drv.abi_version != SROCE_UVERBS_ABI_VERSION)
+		return EPROTO;
+
+	ctx->features = resp.drv.features;
+	return 0;
+}
+
+/* Where vctx sits in sroce_context, as the pointer value libibverbs wants. */
+#define SROCE_VCTX_OFFSET						\
+	((struct verbs_context *)(uintptr_t)				\
+	 offsetof(struct sroce_context, vctx))
+
+/**
+ * sroce_alloc_context() - verbs_device_ops.alloc_context, for ibv_open_device()
+ * @ibdev: device claimed through sroce_match_table
+ * @cmd_fd: open uverbs file; owned from here on, closed on failure
+ * @private_data: provider-specific open attributes; sroce defines none
+ *
+ * Return: the new context, or NULL with errno set.
+ */
+static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
+						 int cmd_fd,
+						 void *private_data)
+{
+	struct sroce_context *ctx;
+	int ret;
+
+	(void)private_data;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+					    SROCE_VCTX_OFFSET, SROCE_DRIVER_ID);
+	if (!ctx)
+		return NULL;
+
+	ret = get_context(ctx);
+	if (ret)
+		goto err_uninit_context;
+
+	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
+	return &ctx->vctx;
+
+err_uninit_context:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+/**
+ * sroce_alloc_device() - verbs_device_ops.alloc_device
+ * @sysfs_dev: libibverbs' record of the kernel device (not used)
+ *
+ * Return: a zeroed device, or NULL with errno set.
+ */
+static struct verbs_device *
+sroce_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct sroce_device *dev;
+
+	(void)sysfs_dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+
+	return &dev->vdev;
+}
+
+/**
+ * sroce_uninit_device() - verbs_device_ops.uninit_device
+ * @vdev: device from sroce_alloc_device(), after its last reference
+ */
+static void sroce_uninit_device(struct verbs_device *vdev)
+{
+	free(to_sdev(&vdev->device));
+}
+
+/*
+ * Claim devices by name ("sroce0" ...): the module reports no driver id
+ * (RDMA_DRIVER_UNKNOWN) and its devices have no parent, hence no modalias.
+ */
+static const struct verbs_match_ent sroce_match_table[] = {
+	{
+		.u.modalias = VERBS_NAME_PATTERN(SROCE_DEVICE_NAME_PREFIX),
+		.kind = VERBS_MATCH_MODALIAS,
+	},
+	{}
+};
+
+static const struct verbs_device_ops sroce_dev_ops = {
+	.name = "sroce",
+	.match_min_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_max_abi_version = SROCE_UVERBS_ABI_VERSION,
+	.match_table = sroce_match_table,
+	.alloc_context = sroce_alloc_context,
+	.alloc_device = sroce_alloc_device,
+	.uninit_device = sroce_uninit_device,
+};
+
+/*
+ * Load-time floor.  ibv_query_qp_data_in_order() appeared in rdma-core
+ * v36.0 under symbol version IBVERBS_1.14, together with the last slot of
+ * the 76-entry ops table this provider is built against.  Holding its
+ * address records IBVERBS_1.14 as a requirement of this object, so the
+ * dynamic linker refuses to load it into a v34/v35 libibverbs (same PABI
+ * name, shorter ops table) instead of letting ops land in wrong slots.
+ */
+static int (*const sroce_abi_floor)(struct ibv_qp *qp, enum ibv_wr_opcode op,
+				    uint32_t flags)
+	__attribute__((used)) = ibv_query_qp_data_in_order;
+
+static void __attribute__((constructor)) sroce_register_driver(void)
+{
+	verbs_register_driver_34(&sroce_dev_ops);
+}
