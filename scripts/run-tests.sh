@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Run test groups and report.  Host groups run here; guest groups run in a
+# throw-away QEMU guest booting Debian's kernel (scripts/vm/run-guest.sh).
+#
+# usage: run-tests.sh [GROUP...]        (default: every group)
+#        SROCE_TESTS="name ..." run-tests.sh GROUP   only those tests
+#
+# Each tests/groups/<name>.sh declares where it runs and its place in the
+# default order in a header line:   # sroce-test: where=guest order=20
+#
+# Results: build/test-results/results.tsv (one line per test), per-group
+# logs, the guest console, and build/test-results.json.  The last line of
+# output is "N passed, N failed"; the exit status is non-zero if any test
+# failed or the run itself broke.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+results=$root/build/test-results
+json=$root/build/test-results.json
+guest_timeout=${SROCE_GUEST_TIMEOUT:-5400}
+
+group_meta() { # group key -> value
+	sed -n "s/^# sroce-test:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$root/tests/groups/$1.sh" | head -n1
+}
+
+all_groups() {
+	local f g
+	for f in "$root"/tests/groups/*.sh; do
+		g=$(basename "$f" .sh)
+		printf '%s %s\n' "$(group_meta "$g" order)" "$g"
+	done | sort -n | awk '{ print $2 }'
+}
+
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || mapfile -t groups < <(all_groups)
+host_groups=() guest_groups=()
+for g in "${groups[@]}"; do
+	if [ ! -f "$root/tests/groups/$g.sh" ]; then
+		echo "run-tests: no such group '$g' (have: $(all_groups | tr '\n' ' '))" >&2
+		exit 2
+	fi
+	case $(group_meta "$g" where) in
+	host) host_groups+=("$g") ;;
+	guest) guest_groups+=("$g") ;;
+	*) echo "run-tests: $g.sh has no 'where=host|guest' header" >&2; exit 2 ;;
+	esac
+done
+
+rm -rf "$results" "$json"
+mkdir -p "$results"
+: >"$results/results.tsv"
+broken=0
+
+record() { # status group test message
+	printf '%s\t%s\t%s\t0\t%s\n' "$1" "$2" "$3" "$4" >>"$results/results.tsv"
+	printf '%-4s %s/%s%s\n' "$1" "$2" "$3" "${4:+: $4}"
+}
+
+for g in "${host_groups[@]}"; do
+	echo "--- group $g (host)"
+	SROCE_RESULTS=$results bash "$root/tests/groups/$g.sh"
+done
+
+# Print results the guest appends, as they come.
+follow() {
+	local seen=0 n
+	while :; do
+		n=$(wc -l <"$results/results.tsv")
+		if [ "$n" -gt "$seen" ]; then
+			sed -n "$((seen + 1)),${n}p" "$results/results.tsv" |
+				awk -F'\t' '{ printf "%-4s %s/%s (%ss)%s\n", $1, $2, $3, $4, ($5 != "" ? ": " $5 : "") }'
+			seen=$n
+		fi
+		sleep 2
+	done
+}
+
+run_guest_groups() {
+	local todo=("$@") done_now=() left=() g cur last
+	cat >"$results/job.sh" <<EOF
+export SROCE_ROOT=$root SROCE_RESULTS=/run/xfer SROCE_TESTS="${SROCE_TESTS:-}"
+exec bash $root/tests/guest-main.sh ${todo[*]}
+EOF
+	echo "--- guest: ${todo[*]}"
+	follow &
+	local follower=$!
+	"$root/scripts/vm/run-guest.sh" -x "$results" -t "$guest_timeout" \
+		>>"$results/run-guest.log" 2>&1
+	local rc=$?
+	sleep 2.5
+	kill "$follower" 2>/dev/null
+	wait "$follower" 2>/dev/null
+	cat "$results/console.log" >>"$results/console-all.log" 2>/dev/null
+	for g in "${todo[@]}"; do
+		if [ -e "$results/done-$g" ]; then
+			done_now+=("$g")
+		else
+			left+=("$g")
+		fi
+	done
+	[ ${#left[@]} -eq 0 ] && return 0
+
+	# The guest stopped inside group ${left[0]}: blame the test it was in.
+	g=${left[0]}
+	cur=$(grep '^=== ' "$results/$g.log" 2>/dev/null | tail -n1 | sed 's|^=== [^/]*/||')
+	last=$(grep -E 'Kernel panic|BUG:|WARNING:|Oops|RIP:' "$results/console.log" 2>/dev/null | head -n1)
+	case $rc in
+	124) record FAIL "$g" "${cur:-guest}" "guest timed out after ${guest_timeout}s" ;;
+	*) record FAIL "$g" "${cur:-guest}" "guest died (${last:-see build/test-results/console-all.log})" ;;
+	esac
+	broken=1
+	# Carry on with the groups after it in a fresh guest.
+	if [ ${#left[@]} -gt 1 ]; then
+		run_guest_groups "${left[@]:1}"
+	fi
+}
+
+if [ ${#guest_groups[@]} -gt 0 ]; then
+	run_guest_groups "${guest_groups[@]}"
+fi
+
+python3 - "$results/results.tsv" "$json" <<'EOF'
+import json, sys, time
+rows = []
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    if len(f) < 5:
+        continue
+    rows.append({"status": f[0], "group": f[1], "test": f[2],
+                 "seconds": int(f[3]) if f[3].isdigit() else 0,
+                 "message": f[4]})
+summary = {s: sum(1 for r in rows if r["status"] == s) for s in ("PASS", "FAIL", "SKIP")}
+json.dump({"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "summary": {"passed": summary["PASS"], "failed": summary["FAIL"],
+                       "skipped": summary["SKIP"]},
+           "tests": rows}, open(sys.argv[2], "w"), indent=1)
+EOF
+
+passed=$(awk -F'\t' '$1 == "PASS"' "$results/results.tsv" | wc -l)
+failed=$(awk -F'\t' '$1 == "FAIL"' "$results/results.tsv" | wc -l)
+skipped=$(awk -F'\t' '$1 == "SKIP"' "$results/results.tsv" | wc -l)
+echo "--- summary"
+awk -F'\t' '{ n[$2]++; if ($1 == "FAIL") f[$2]++; if ($1 == "SKIP") s[$2]++ }
+	END { for (g in n) printf "  %-12s %3d tests, %d failed, %d skipped\n", g, n[g], f[g], s[g] }' \
+	"$results/results.tsv" | sort
+if [ "$failed" -gt 0 ]; then
+	echo "failed:"
+	awk -F'\t' '$1 == "FAIL" { printf "  %s/%s: %s\n", $2, $3, $5 }' "$results/results.tsv"
+fi
+echo "results: $json; logs: $results/"
+[ "$skipped" -gt 0 ] && echo "($skipped skipped)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$broken" -eq 0 ] && [ $((passed + failed)) -gt 0 ]

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Stage 2 of a test guest, run as PID 1 from the host's root filesystem
+# (read-only over 9p).  Builds a writable scratch environment, mounts the
+# writable "xfer" share that carries the job in and the results out, runs
+# /xfer/job.sh and powers off.  The host reads the verdict from /xfer, never
+# from the console.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/tmp LANG=C.UTF-8 TERM=dumb
+
+poweroff_now() {
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 30
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm 2>/dev/null
+mount -t devpts devpts /dev/pts
+for d in /tmp /run /var/tmp /dev/shm; do
+	mount -t tmpfs -o mode=1777 tmpfs "$d"
+done
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /run/xfer
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 xfer /run/xfer; then
+	echo "sroce-guest: cannot mount the xfer share" >/dev/console
+	poweroff_now
+fi
+
+hostname sroce-guest 2>/dev/null
+ip link set lo up
+echo 1 >/proc/sys/kernel/sysrq
+# The job must not be able to hang the guest silently: the host has its
+# own timeout, and a hung task is reported in the log it scans.
+echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+
+cd /run/xfer || poweroff_now
+echo booted >/run/xfer/booted
+bash /run/xfer/job.sh >/run/xfer/job.log 2>&1 </dev/null
+echo $? >/run/xfer/job.rc
+poweroff_now

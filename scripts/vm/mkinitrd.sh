@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Build the tiny initramfs that boots a test guest: static busybox, the
+# virtio and 9p modules of the guest kernel, and an /init that mounts the
+# host's root filesystem read-only over 9p and switches into it.
+#
+# usage: mkinitrd.sh KVER OUTPUT
+set -euo pipefail
+
+kver=$1
+out=$2
+moddir=/lib/modules/$kver
+busybox=/bin/busybox
+
+[ -d "$moddir" ] || { echo "mkinitrd: $moddir missing (install linux-image-$kver)" >&2; exit 1; }
+[ -x "$busybox" ] || { echo "mkinitrd: $busybox missing (install busybox-static)" >&2; exit 1; }
+file -L "$busybox" 2>/dev/null | grep -q 'statically linked' ||
+	{ echo "mkinitrd: $busybox is not static (install busybox-static)" >&2; exit 1; }
+
+# Load order matters: each module's dependencies come before it.
+mods="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
+      netfs fscache 9pnet 9pnet_virtio 9p"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work"/{bin,dev,proc,sys,newroot,modules}
+cp "$busybox" "$work/bin/busybox"
+
+for m in $mods; do
+	f=$(find "$moddir/kernel" -name "$m.ko*" | head -n1)
+	[ -n "$f" ] || { echo "mkinitrd: module $m not found under $moddir" >&2; exit 1; }
+	case "$f" in
+	*.ko.xz) xz -dc "$f" >"$work/modules/$m.ko" ;;
+	*.ko.zst) zstd -qdc "$f" >"$work/modules/$m.ko" ;;
+	*) cp "$f" "$work/modules/$m.ko" ;;
+	esac
+done
+echo "$mods" | tr -s ' \n' '\n' | grep . >"$work/modules/order"
+
+cat >"$work/init" <<'EOF'
+#!/bin/busybox sh
+# PID 1 of the initramfs: mount the host root and hand over to stage 2.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+fail() { echo "sroce-initrd: $*" >/dev/console; echo o >/proc/sysrq-trigger; sleep 10; }
+for m in $(cat /modules/order); do
+	insmod /modules/$m.ko || fail "insmod $m failed"
+done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /newroot ||
+	fail "cannot mount the host root over 9p"
+stage2=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in sroce.stage2=*) stage2=${arg#sroce.stage2=} ;; esac
+done
+[ -n "$stage2" ] && [ -f "/newroot$stage2" ] || fail "no stage2 script ($stage2)"
+umount /proc /sys /dev
+exec switch_root /newroot /bin/bash "$stage2"
+EOF
+chmod 755 "$work/init"
+
+(cd "$work" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Boot one throw-away QEMU guest (Debian's own kernel, software emulation,
+# the host root read-only over 9p) and run XFER/job.sh inside it.
+#
+# usage: run-guest.sh -x XFER_DIR [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS]
+#                     [-a "EXTRA KERNEL ARGS"] [-q "EXTRA QEMU ARGS"]
+#
+# XFER_DIR must hold job.sh; the guest writes job.log, job.rc and whatever
+# the job leaves there.  The console goes to XFER_DIR/console.log.
+# Exit status: the job's own status; 124 if the guest timed out; 125 if it
+# stopped without a verdict (panic, oops with panic_on_warn, boot failure).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/env.sh"
+
+xfer= timeout_s=1200 mem=3072 cpus=2 append= qextra=
+while getopts "x:t:m:c:a:q:" o; do
+	case $o in
+	x) xfer=$OPTARG ;;
+	t) timeout_s=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	a) append=$OPTARG ;;
+	q) qextra=$OPTARG ;;
+	*) echo "usage: $0 -x XFER_DIR [-t s] [-m MB] [-c n] [-a args] [-q args]" >&2; exit 2 ;;
+	esac
+done
+[ -n "$xfer" ] && [ -f "$xfer/job.sh" ] || { echo "run-guest: XFER_DIR/job.sh required" >&2; exit 2; }
+xfer=$(cd "$xfer" && pwd)
+rm -f "$xfer/job.rc" "$xfer/job.log" "$xfer/booted" "$xfer/console.log"
+
+"$here/mkinitrd.sh" "$SROCE_KVER" "$SROCE_INITRD.$$"
+mv "$SROCE_INITRD.$$" "$SROCE_INITRD"
+
+# panic_on_warn/oops=panic: any WARN or oops ends the guest, so it cannot be
+# missed; panic=-1 with -no-reboot turns the panic into a QEMU exit.
+cmdline="console=ttyS0 quiet panic=-1 panic_on_warn=1 oops=panic"
+cmdline+=" sroce.stage2=$here/guest-stage2.sh $append"
+
+rc=0
+# shellcheck disable=SC2086 # qextra is a list of words on purpose
+timeout --kill-after=10 "$timeout_s" \
+	qemu-system-x86_64 -accel tcg -cpu max -smp "$cpus" -m "$mem" \
+	-nodefaults -display none -no-reboot -monitor none \
+	-serial "file:$xfer/console.log" \
+	-kernel "$SROCE_VMLINUZ" -initrd "$SROCE_INITRD" -append "$cmdline" \
+	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+	-fsdev "local,id=xfer,path=$xfer,security_model=none" \
+	-device virtio-9p-pci,fsdev=xfer,mount_tag=xfer \
+	$qextra || rc=$?
+
+if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+	echo "run-guest: guest timed out after ${timeout_s}s" >&2
+	exit 124
+fi
+if [ ! -f "$xfer/job.rc" ]; then
+	echo "run-guest: guest stopped without a verdict (qemu status $rc)" >&2
+	exit 125
+fi
+exit "$(cat "$xfer/job.rc")"

@@ -1,0 +1,287 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# The test library every group sources (tests/groups/*.sh).
+#
+# A group is a bash script that defines test_* functions and ends with
+# "t_main".  t_main runs each test_* function in the order of the file, each
+# in its own bash process under a timeout, with "set -e" in force, and then:
+#   - resets the machine (t_reset: links, namespaces, netdevs, module),
+#   - fails the test if sroce's object counters were not back to zero,
+#   - fails the test if the kernel log gained an oops/WARN/BUG/leak line.
+# A test passes by returning 0, fails with fail "why" (or any failing
+# command), and skips with skip "why" (exit 4, kselftest's convention).
+#
+# Results go to $SROCE_RESULTS/results.tsv, one line per test:
+#   PASS|FAIL|SKIP <TAB> group <TAB> test <TAB> seconds <TAB> message
+# and each test's output to $SROCE_RESULTS/<group>.log.
+
+: "${SROCE_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${SROCE_RESULTS:=$SROCE_ROOT/build/test-results}"
+: "${SROCE_TEST_TIMEOUT:=300}"
+export SROCE_ROOT SROCE_RESULTS
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mkdir -p "$SROCE_RESULTS"
+
+SROCE_KO=$SROCE_ROOT/drivers/sroce/sroce.ko
+SROCE_KVERBS_KO=$SROCE_ROOT/tests/kmod/sroce_kverbs_test.ko
+SROCE_PROGS=$SROCE_ROOT/tests/progs
+SROCE_DEBUGFS=/sys/kernel/debug/sroce
+# The uninstalled provider, for every ibverbs program the tests run.
+export RDMAV_DRIVERS=$SROCE_ROOT/userspace-provider/libsroce
+# Kernel log lines that fail whatever test was running.
+SROCE_BAD_KMSG='WARNING:|BUG:|Oops|general protection|Call Trace|RIP:|KASAN|UBSAN|kmemleak|refcount_t|[Ll]eak|hung_task|blocked for more than|soft lockup|hard LOCKUP|rcu.*stall|list_(add|del) corruption|Kernel panic|unreferenced object|Bad page'
+
+# --- messages and verdicts -------------------------------------------------
+
+log() { printf '[%s] %s\n' "$(date +%T)" "$*"; }
+fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+skip() { printf 'SKIP: %s\n' "$*" >&2; exit 4; }
+
+# run CMD...: print the command (to stderr, so it never mixes with what a
+# pipe reads), then run it.
+run() { printf '+ %s\n' "$*" >&2; "$@"; }
+
+# CMD | has PATTERN: the output contains PATTERN (an extended regexp).  Reads
+# all of its input: "grep -q" in a pipe under pipefail can fail the writer
+# with SIGPIPE.
+has() {
+	local in
+	in=$(cat)
+	grep -Eq -- "$1" <<<"$in"
+}
+
+# expect_fail ERRNO_TEXT CMD...: CMD must fail and print ERRNO_TEXT.
+expect_fail() {
+	local want=$1 out
+	shift
+	printf '+ (must fail: %s) %s\n' "$want" "$*" >&2
+	if out=$("$@" 2>&1); then
+		fail "'$*' succeeded, expected '$want'"
+	fi
+	printf '%s\n' "$out"
+	grep -q -- "$want" <<<"$out" || fail "'$*' failed with '$out', expected '$want'"
+}
+
+# wait_for SECONDS CMD...: poll CMD until it succeeds.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $deadline ] || fail "timed out waiting for: $*"
+		sleep 0.2
+	done
+}
+
+# --- the module --------------------------------------------------------------
+
+sroce_loaded() { [ -d /sys/module/sroce ]; }
+
+# sroce_load [PARAM=VALUE...]: load sroce.ko and what it depends on, with
+# dynamic debug on so created/destroyed pairs land in the kernel log.
+sroce_load() {
+	sroce_loaded && return 0
+	modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
+	insmod "$SROCE_KO" dyndbg=+p "$@"
+}
+
+sroce_unload() {
+	sroce_loaded || return 0
+	rmmod sroce
+}
+
+# sroce_objects: "kind count" lines of the module's live objects.
+sroce_objects() { cat "$SROCE_DEBUGFS/objects"; }
+
+# sroce_object_count KIND
+sroce_object_count() { awk -v k="$1" '$1 == k { print $2 }' "$SROCE_DEBUGFS/objects"; }
+
+# sroce_check_no_objects: every object kind is back to zero.
+sroce_check_no_objects() {
+	local left
+	left=$(awk '$2 != 0' "$SROCE_DEBUGFS/objects")
+	[ -z "$left" ] || fail "objects left behind: $(echo $left)"
+}
+
+# sroce_links: names of the RDMA devices named sroce* (every test device).
+sroce_links() {
+	rdma -j dev show 2>/dev/null | python3 -c '
+import json, sys
+for d in json.load(sys.stdin):
+    if d["ifname"].startswith("sroce"):
+        print(d["ifname"])'
+}
+
+# port_state DEV: the port's state as "ACTIVE", "DOWN", ...
+port_state() { sed 's/^[0-9]*: //' "/sys/class/infiniband/$1/ports/1/state"; }
+
+# --- topologies --------------------------------------------------------------
+#
+# topo_loopback: one device on one netdev; both ends of a test use it.
+#
+#     [ sroce0 ]
+#         |
+#     [ st-d0 ]  dummy, 10.5.0.1/24, fd00:5::1/64
+#
+topo_loopback() {
+	local mtu=${1:-1500}
+	run ip link add st-d0 mtu "$mtu" type dummy
+	run ip addr add 10.5.0.1/24 dev st-d0
+	run ip addr add fd00:5::1/64 dev st-d0 nodad
+	run ip link set st-d0 up
+	sroce_load
+	run rdma link add sroce0 type sroce netdev st-d0
+	wait_for 10 gid_present sroce0 ::ffff:10.5.0.1
+}
+
+# topo_two_hosts: two simulated hosts, one network namespace each, joined
+# by a veth pair; one sroce device in each namespace.
+#
+#   namespace sroce-h1                 namespace sroce-h2
+#   [ sroce1 ]                         [ sroce2 ]
+#       |                                  |
+#   [ st-v1 ] 10.6.0.1 ======= 10.6.0.2 [ st-v2 ]
+#             fd00:6::1        fd00:6::2
+#
+H1=sroce-h1 H2=sroce-h2
+n1() { ip netns exec "$H1" "$@"; }
+n2() { ip netns exec "$H2" "$@"; }
+topo_two_hosts() {
+	local mtu=${1:-1500}
+	run ip netns add "$H1"
+	run ip netns add "$H2"
+	run ip link add st-v1 mtu "$mtu" netns "$H1" type veth peer name st-v2 mtu "$mtu" netns "$H2"
+	run ip -n "$H1" addr add 10.6.0.1/24 dev st-v1
+	run ip -n "$H2" addr add 10.6.0.2/24 dev st-v2
+	run ip -n "$H1" addr add fd00:6::1/64 dev st-v1 nodad
+	run ip -n "$H2" addr add fd00:6::2/64 dev st-v2 nodad
+	run ip -n "$H1" link set lo up
+	run ip -n "$H2" link set lo up
+	run ip -n "$H1" link set st-v1 up
+	run ip -n "$H2" link set st-v2 up
+	sroce_load
+	run n1 rdma link add sroce1 type sroce netdev st-v1
+	run n2 rdma link add sroce2 type sroce netdev st-v2
+	wait_for 10 gid_present sroce1 ::ffff:10.6.0.1
+	wait_for 10 gid_present sroce2 ::ffff:10.6.0.2
+}
+
+# gid_sysfs ADDR: ADDR (IPv6 notation, ::ffff:a.b.c.d for IPv4) as sysfs
+# prints GIDs: eight groups of four hex digits.
+gid_sysfs() {
+	python3 -c 'import ipaddress, sys
+print(":".join(ipaddress.ip_address(sys.argv[1]).exploded.split(":")))' "$1"
+}
+
+# gid_present DEV ADDR: the port's GID table holds ADDR as a RoCE v2 GID.
+gid_present() {
+	local dir=/sys/class/infiniband/$1/ports/1 want i
+	want=$(gid_sysfs "$2")
+	for i in $(grep -lx "$want" "$dir"/gids/* 2>/dev/null); do
+		[ "$(cat "$dir/gid_attrs/types/${i##*/}" 2>/dev/null)" = "RoCE v2" ] && return 0
+	done
+	return 1
+}
+
+gid_absent() { ! gid_present "$@"; }
+
+# --- reset between tests -----------------------------------------------------
+
+# t_reset: bring the machine back to its state before the first test:
+# no sroce devices, no test namespaces or netdevs, module unloaded.  Fails
+# (returns non-zero with a message) if sroce leaked objects.
+t_reset() {
+	local rc=0 ns dev
+	t_in_guest || return 0
+	pkill -9 -f "$SROCE_PROGS/" 2>/dev/null || true
+	for ns in $(ip netns list 2>/dev/null | awk '/^sroce-/ { print $1 }'); do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 || true
+		ip netns del "$ns" || rc=1
+	done
+	for dev in $(ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | grep '^st-'); do
+		ip link del "$dev" 2>/dev/null || true
+	done
+	if grep -q '^sroce_kverbs_test ' /proc/modules; then
+		rmmod sroce_kverbs_test || rc=1
+	fi
+	if sroce_loaded; then
+		for dev in $(sroce_links); do
+			rdma link delete "$dev" 2>/dev/null || true
+		done
+		# Namespace and netdev removal unregister devices asynchronously.
+		local deadline=$((SECONDS + 30))
+		while [ $SECONDS -lt $deadline ] &&
+		      awk '$2 != 0 { bad = 1 } END { exit !bad }' "$SROCE_DEBUGFS/objects"; do
+			sleep 0.5
+		done
+		if [ -r "$SROCE_DEBUGFS/objects" ] &&
+		   awk '$2 != 0 { bad = 1 } END { exit !bad }' "$SROCE_DEBUGFS/objects"; then
+			echo "objects left behind after teardown: $(awk '$2 != 0' "$SROCE_DEBUGFS/objects" | tr '\n' ' ')"
+			rc=1
+		fi
+		rmmod sroce || { echo "rmmod sroce failed"; rc=1; }
+	fi
+	return $rc
+}
+
+# --- the runner --------------------------------------------------------------
+
+_t_record() {
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$SROCE_GROUP" "$2" "$3" "$4" >>"$SROCE_RESULTS/results.tsv"
+	printf '%-4s %s/%s (%ss)%s\n' "$1" "$SROCE_GROUP" "$2" "$3" "${4:+: $4}"
+}
+
+# The kernel log lines written since MARK, filtered for bad ones.
+_t_bad_kmsg() {
+	dmesg 2>/dev/null | sed -n "\#sroce-test: begin $1\$#,\$p" | grep -E "$SROCE_BAD_KMSG" | head -n 5
+}
+
+# Host groups (style, provider checks) run where no module can be loaded;
+# only guest groups own a kernel to reset and a kernel log to check.
+t_in_guest() { [ -e /proc/modules ] && [ -w /dev/kmsg ]; }
+
+_t_run_one() {
+	local fn=$1 name=${1#test_} start rc msg bad reset_msg first
+	local glog=$SROCE_RESULTS/$SROCE_GROUP.log
+	start=$(date +%s)
+	first=$(($(cat "$glog" 2>/dev/null | wc -l) + 1))
+	t_in_guest && echo "sroce-test: begin $SROCE_GROUP/$name" >/dev/kmsg
+	echo "=== $SROCE_GROUP/$name" >>"$glog"
+	timeout -k 10 "$SROCE_TEST_TIMEOUT" bash -c \
+		'SROCE_T_CHILD=1; . "$0"; set -eo pipefail; "$1"' "$SROCE_GROUP_SCRIPT" "$fn" \
+		>>"$glog" 2>&1 </dev/null
+	rc=$?
+	msg=$(tail -n "+$first" "$glog" | grep -E '^(FAIL|SKIP): ' | tail -n 1 | sed 's/^[A-Z]*: //')
+	reset_msg=$(t_reset 2>&1) || { rc=1; msg="${msg:+$msg; }$reset_msg"; }
+	[ -n "$reset_msg" ] && echo "$reset_msg" >>"$glog"
+	if t_in_guest; then
+		bad=$(_t_bad_kmsg "$SROCE_GROUP/$name")
+		if [ -n "$bad" ]; then
+			rc=1
+			msg="${msg:+$msg; }kernel log: $(echo "$bad" | head -n 1)"
+			printf 'kernel log:\n%s\n' "$bad" >>"$glog"
+		fi
+	fi
+	case $rc in
+	0) _t_record PASS "$name" $(($(date +%s) - start)) "" ;;
+	4) _t_record SKIP "$name" $(($(date +%s) - start)) "$msg" ;;
+	124|137) _t_record FAIL "$name" $(($(date +%s) - start)) "timed out after ${SROCE_TEST_TIMEOUT}s" ;;
+	*) _t_record FAIL "$name" $(($(date +%s) - start)) "${msg:-exit status $rc}" ;;
+	esac
+}
+
+# t_main: run the group's tests (all, or those listed in $SROCE_TESTS).
+t_main() {
+	[ -n "${SROCE_T_CHILD:-}" ] && return 0
+	local fn
+	SROCE_GROUP_SCRIPT=$(readlink -f "$0")
+	SROCE_GROUP=$(basename "$0" .sh)
+	export SROCE_GROUP SROCE_GROUP_SCRIPT
+	t_reset >/dev/null 2>&1
+	for fn in $(grep -oE '^test_[A-Za-z0-9_]+\(\)' "$SROCE_GROUP_SCRIPT" | tr -d '()'); do
+		if [ -n "${SROCE_TESTS:-}" ] && ! grep -qw -- "${fn#test_}" <<<"$SROCE_TESTS"; then
+			continue
+		fi
+		_t_run_one "$fn"
+	done
+}
