@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* common.h - helpers shared by the test programs. */
+#ifndef SROCE_TEST_COMMON_H
+#define SROCE_TEST_COMMON_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+static inline void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("FAIL: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* Open the RDMA device called @name, or die. */
+static inline struct ibv_context *open_device(const char *name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		die("ibv_get_device_list: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die("cannot open %s (no such device, or no provider)", name);
+	return ctx;
+}
+
+#endif
