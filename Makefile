@@ -17,7 +17,7 @@
 # Variables: KVER (kernel release; default: newest installed kernel with
 # image and headers), KDIR (its build tree), T (test groups for make check).
 
-KVER ?= $(shell scripts/kver.sh)
+KVER ?= $(shell scripts/kver.sh 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
 T ?=
 
@@ -26,6 +26,7 @@ KBUILD := $(MAKE) -C $(KDIR) M=$(CURDIR) W=1
 all: module provider progs
 
 module:
+	@test -n "$(KVER)" || { scripts/kver.sh; exit 1; }
 	$(KBUILD) modules
 
 provider:

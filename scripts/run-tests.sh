@@ -65,7 +65,8 @@ done
 
 # Print results the guest appends, as they come.
 follow() {
-	local seen=0 n
+	local seen n
+	seen=$(wc -l <"$results/results.tsv")
 	while :; do
 		n=$(wc -l <"$results/results.tsv")
 		if [ "$n" -gt "$seen" ]; then

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # Stage 2 of a test guest, run as PID 1 from the host's root filesystem
-# (read-only over 9p).  Builds a writable scratch environment, mounts the
+# (read-only over 9p); bash keeps this file open, so mounting over its
+# directory below does not disturb it.  Builds a writable scratch environment, mounts the
 # writable "xfer" share that carries the job in and the results out, runs
 # /xfer/job.sh and powers off.  The host reads the verdict from /xfer, never
 # from the console.
@@ -30,6 +31,13 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /run/xfer
 if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 xfer /run/xfer; then
 	echo "sroce-guest: cannot mount the xfer share" >/dev/console
+	poweroff_now
+fi
+# The source tree where the host has it, even under a tmpfs mounted above.
+src=$(sed -n 's/.*sroce\.src=\([^ ]*\).*/\1/p' /proc/cmdline)
+mkdir -p "$src" 2>/dev/null
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 src "$src"; then
+	echo "sroce-guest: cannot mount the source share at $src" >/dev/console
 	poweroff_now
 fi
 

@@ -51,11 +51,12 @@ for m in $(cat /modules/order); do
 done
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /newroot ||
 	fail "cannot mount the host root over 9p"
-stage2=
+src=
 for arg in $(cat /proc/cmdline); do
-	case "$arg" in sroce.stage2=*) stage2=${arg#sroce.stage2=} ;; esac
+	case "$arg" in sroce.src=*) src=${arg#sroce.src=} ;; esac
 done
-[ -n "$stage2" ] && [ -f "/newroot$stage2" ] || fail "no stage2 script ($stage2)"
+stage2=$src/scripts/vm/guest-stage2.sh
+[ -n "$src" ] && [ -f "/newroot$stage2" ] || fail "no stage 2 at $stage2"
 umount /proc /sys /dev
 exec switch_root /newroot /bin/bash "$stage2"
 EOF

@@ -35,10 +35,17 @@ rm -f "$xfer/job.rc" "$xfer/job.log" "$xfer/booted" "$xfer/console.log"
 "$here/mkinitrd.sh" "$SROCE_KVER" "$SROCE_INITRD.$$"
 mv "$SROCE_INITRD.$$" "$SROCE_INITRD"
 
+# The source tree, shared once more on its own: the guest mounts tmpfs over
+# /tmp and /run, which would hide a checkout living there.
+src=$(cd "$here/../.." && pwd)
+case $src in
+*[[:space:]]*) echo "run-guest: the source path must not contain spaces: $src" >&2; exit 2 ;;
+esac
+
 # panic_on_warn/oops=panic: any WARN or oops ends the guest, so it cannot be
 # missed; panic=-1 with -no-reboot turns the panic into a QEMU exit.
 cmdline="console=ttyS0 quiet panic=-1 panic_on_warn=1 oops=panic"
-cmdline+=" sroce.stage2=$here/guest-stage2.sh $append"
+cmdline+=" sroce.src=$src $append"
 
 rc=0
 # shellcheck disable=SC2086 # qextra is a list of words on purpose
@@ -51,6 +58,8 @@ timeout --kill-after=10 "$timeout_s" \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev "local,id=xfer,path=$xfer,security_model=none" \
 	-device virtio-9p-pci,fsdev=xfer,mount_tag=xfer \
+	-fsdev "local,id=src,path=$src,security_model=none,readonly=on" \
+	-device virtio-9p-pci,fsdev=src,mount_tag=src \
 	$qextra || rc=$?
 
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
