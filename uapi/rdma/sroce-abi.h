@@ -29,15 +29,16 @@
  * carries driver-private data, it is one of the structures below, appended
  * after the core command ("udata" in the kernel):
  *
- *  GET_CONTEXT  request:  struct sroce_alloc_ucontext_req
- *               response: struct sroce_alloc_ucontext_resp
+ *  GET_CONTEXT   request:  struct sroce_alloc_ucontext_req
+ *                response: struct sroce_alloc_ucontext_resp
+ *  CREATE_CQ     response: struct sroce_create_cq_resp
+ *  RESIZE_CQ     response: struct sroce_create_cq_resp (the new ring)
+ *  CREATE_QP     response: struct sroce_create_qp_resp
+ *  CREATE_SRQ    response: struct sroce_create_srq_resp
+ *  CREATE_AH     response: struct sroce_create_ah_resp
  *
- * All other commands the module implements today (QUERY_DEVICE, QUERY_PORT,
- * ALLOC_PD, DEALLOC_PD) carry no driver-private data; the module rejects a
- * non-empty private request with EINVAL.
- *
- * The firmware version that QUERY_DEVICE reports (fw_ver) packs the module's
- * version as major << 32 | minor << 16 | patch.
+ * Every other command carries no driver data, and the module rejects a
+ * non-empty private request.
  *
  * Version and feature negotiation
  * -------------------------------
@@ -48,11 +49,95 @@
  * instead by SROCE_FEATURE_* bits in the GET_CONTEXT response, so a newer
  * provider keeps working on an older module and the other way round.
  *
- * Shared rings
- * ------------
- * Queue rings mapped into the process (for the kernel-bypass data path) are
- * not part of this ABI version yet; when they are added they are announced by
- * a feature bit and their layout and memory-order contract are written here.
+ * The firmware version that QUERY_DEVICE reports (fw_ver) packs the module's
+ * version as major << 32 | minor << 16 | patch.
+ *
+ * Shared rings: layout
+ * --------------------
+ * Send queues, receive queues, shared receive queues and completion queues
+ * of user objects are rings in kernel memory that the process maps with
+ * mmap(2) on its uverbs file, at the offset and size the create command
+ * returns (struct sroce_ring_info).  A mapping is:
+ *
+ *   offset 0    struct sroce_ring_hdr: the producer index, then the consumer
+ *               index, each alone in its own 128-byte line
+ *   offset 256  num_slots slots of slot_size bytes; slot i of the ring holds
+ *               the element with index n when i == n % num_slots
+ *
+ * num_slots is a power of two.  Indices are free-running 32-bit counters
+ * (they wrap at 2^32, never at num_slots): the ring is empty when
+ * producer == consumer and full when producer - consumer == num_slots.
+ *
+ * Elements: a send queue holds struct sroce_send_wqe, a receive queue or
+ * shared receive queue struct sroce_recv_wqe, each followed in its slot by
+ * its scatter/gather list or inline data; a completion queue holds
+ * struct ib_uverbs_wc (<rdma/ib_user_verbs.h>, the layout of struct ibv_wc)
+ * whose opcode and status take the values of enum ibv_wc_opcode and enum
+ * ibv_wc_status, and whose wc_flags take those of enum sroce_wc_flags
+ * (numbered as enum ibv_wc_flags).
+ *
+ * Shared rings: ownership and memory order
+ * ----------------------------------------
+ *   ring                   producer (writes slots,    consumer
+ *                          advances producer)
+ *   send queue             process                    kernel
+ *   receive queue, SRQ     process                    kernel
+ *   completion queue       kernel                     process
+ *
+ * The producer fills a slot completely, then publishes it by storing the
+ * new producer index with release semantics.  The consumer loads the
+ * producer index with acquire semantics before it reads any slot below it,
+ * and stores the consumer index with release semantics only after it has
+ * finished reading the slots it gives back.  Nothing else orders the two
+ * sides.  In the kernel these are smp_load_acquire()/smp_store_release();
+ * in the provider, C11 atomic_load_explicit(memory_order_acquire) and
+ * atomic_store_explicit(memory_order_release).  Several threads of one
+ * process using one ring serialise among themselves; the kernel never
+ * takes a lock that userspace holds.
+ *
+ * When the kernel gives back a slot:
+ *   send queue    when the work request completes (with or without a CQE);
+ *                 so producer - consumer counts outstanding work requests
+ *   receive queue when the kernel starts to use the work request (it works
+ *                 on its own copy from then on)
+ *   SRQ           likewise
+ *
+ * The kernel trusts nothing the process writes.  It keeps its own copy of
+ * every index it owns (the shared copy is only a report), reads the other
+ * side's index once per batch and requires
+ * 0 <= producer - consumer <= num_slots, copies each element out of the
+ * ring before looking at it, and validates every field of the copy.  A
+ * process that breaks the rules only breaks its own queue pair or queue
+ * (error completions, an error state, an async event); it cannot make the
+ * kernel read or write outside the ring or outside its own registered
+ * memory.
+ *
+ * The kernel never writes an index the process owns, and the process
+ * never writes one the kernel owns.  Both indices start equal (at 0) when
+ * a ring is created, and again in the new ring RESIZE_CQ returns, which
+ * holds the unpolled entries from consumer 0 on.  MODIFY_QP to RESET
+ * discards every send WQE published until then (the kernel's consumer index
+ * catches up with the producer's) and every receive WQE.
+ *
+ * Sizes: a ring has at least as many slots as the work requests (or CQEs)
+ * the create command reports, and a slot holds the element header followed
+ * by max_sge SGEs (or, in a send queue, max_inline_data bytes if that is
+ * larger).  SRQs cannot be resized: MODIFY_SRQ with IB_SRQ_MAX_WR fails
+ * with EOPNOTSUPP.
+ *
+ * Doorbells.  Work is submitted without a system call, with two
+ * exceptions.  After publishing send WQEs the process rings the send
+ * doorbell: a POST_SEND write command on its uverbs file with wr_count 0,
+ * sge_count 0, wqe_size sizeof(struct ib_uverbs_send_wr) and a response
+ * buffer of struct ib_uverbs_post_send_resp.  It never fails because of the
+ * QP's state: WQEs published before RTS wait and are sent once the QP gets
+ * there.  Receive WQEs need no doorbell, the kernel looks when a message
+ * arrives; but a QP in the ERR state only completes (flushes) receive WQEs
+ * posted after the error when the receive doorbell rings: a POST_RECV
+ * write command with wr_count 0 (likewise formed).  Requests for completion
+ * events (REQ_NOTIFY_CQ) and everything else are ordinary commands.  A
+ * kernel-bypass queue pair takes work only through its rings: POST_SEND or
+ * POST_RECV commands carrying work requests are refused with EINVAL.
  */
 #ifndef SROCE_ABI_H
 #define SROCE_ABI_H
@@ -68,13 +153,10 @@
 /* Device names the provider claims: "sroce" followed by anything. */
 #define SROCE_DEVICE_NAME_PREFIX "sroce"
 
-/**
- * enum sroce_feature - capabilities announced in the GET_CONTEXT response
- * @SROCE_FEATURE_NONE: placeholder; no optional feature exists yet.
+/*
+ * Capabilities announced in the GET_CONTEXT response's features mask: none
+ * is defined yet.  A provider must ignore bits it does not know.
  */
-enum sroce_feature {
-	SROCE_FEATURE_NONE = 0,
-};
 
 /**
  * struct sroce_alloc_ucontext_req - GET_CONTEXT, provider to kernel
@@ -91,13 +173,188 @@ struct sroce_alloc_ucontext_req {
 /**
  * struct sroce_alloc_ucontext_resp - GET_CONTEXT, kernel to provider
  * @abi_version: SROCE_UVERBS_ABI_VERSION of the module
- * @features: mask of enum sroce_feature the module offers this context
+ * @features: capabilities the module offers this context (none defined
+ *	yet; a provider ignores bits it does not know)
  * @reserved: zero
  */
 struct sroce_alloc_ucontext_resp {
 	__u32 abi_version;
 	__u32 features;
 	__aligned_u64 reserved;
+};
+
+/*
+ * Shared rings.
+ */
+
+/* Offset of the first slot in a ring mapping. */
+#define SROCE_RING_DATA_OFFSET 256
+
+/**
+ * struct sroce_ring_hdr - the indices at the start of every ring mapping
+ * @producer: written by the producer (release), read by the consumer
+ *	(acquire)
+ * @reserved0: keeps @consumer in another 128-byte line
+ * @consumer: written by the consumer (release), read by the producer
+ *	(acquire)
+ * @reserved1: pads the header to SROCE_RING_DATA_OFFSET
+ */
+struct sroce_ring_hdr {
+	__u32 producer;
+	__u32 reserved0[31];
+	__u32 consumer;
+	__u32 reserved1[31];
+};
+
+/**
+ * struct sroce_ring_info - where a ring is and how it is laid out
+ * @mmap_offset: the offset to pass to mmap(2) on the uverbs file
+ * @mmap_size: bytes to map (the header and every slot, page-rounded)
+ * @num_slots: slots in the ring, a power of two; 0 when the object has no
+ *	such ring (the receive queue of a QP attached to an SRQ)
+ * @slot_size: bytes from one slot to the next, a multiple of 16
+ * @reserved: zero
+ */
+struct sroce_ring_info {
+	__aligned_u64 mmap_offset;
+	__u32 mmap_size;
+	__u32 num_slots;
+	__u32 slot_size;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_sge - one scatter/gather element of a work request
+ * @addr: virtual address in the memory region of @lkey
+ * @length: bytes
+ * @lkey: the local key of a memory region of the queue pair's PD
+ */
+struct sroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/* wc_flags of completion ring entries, numbered as enum ibv_wc_flags. */
+enum sroce_wc_flags {
+	SROCE_WC_GRH = 1 << 0,
+	SROCE_WC_WITH_IMM = 1 << 1,
+	SROCE_WC_IP_CSUM_OK = 1 << 2,
+	SROCE_WC_WITH_INV = 1 << 3,
+};
+
+/* Flags of struct sroce_send_wqe, numbered as enum ibv_send_flags. */
+enum sroce_send_flags {
+	SROCE_SEND_FENCE = 1 << 0,
+	SROCE_SEND_SIGNALED = 1 << 1,
+	SROCE_SEND_SOLICITED = 1 << 2,
+	SROCE_SEND_INLINE = 1 << 3,
+};
+
+/**
+ * struct sroce_send_wqe - a send work request in a send queue slot
+ * @wr_id: returned in the completion
+ * @opcode: enum ib_uverbs_wr_opcode
+ * @send_flags: enum sroce_send_flags
+ * @num_sge: SGEs following this header, at most the QP's max_send_sge; 0
+ *	with SROCE_SEND_INLINE
+ * @inline_len: with SROCE_SEND_INLINE, bytes of data following this header,
+ *	at most the QP's max_inline_data; else 0
+ * @imm_data: immediate data of the _WITH_IMM opcodes, network byte order
+ * @invalidate_rkey: the rkey to invalidate of SEND_WITH_INV and LOCAL_INV
+ * @reserved: zero
+ * @wr: opcode-specific fields
+ * @wr.rdma: RDMA_WRITE(_WITH_IMM), RDMA_READ: the remote buffer
+ * @wr.atomic: ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD: the remote 8-byte
+ *	word (8-byte aligned), the compare or add operand, the swap operand
+ * @wr.ud: UD sends: the address handle (struct sroce_create_ah_resp's
+ *	ah_num, of this context and the QP's PD), the destination QP number
+ *	and Q_Key
+ *
+ * The slot holds this 64-byte header, then either num_sge struct sroce_sge
+ * or inline_len bytes of data.
+ */
+struct sroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;
+	__u32 inline_len;
+	union {
+		__be32 imm_data;
+		__u32 invalidate_rkey;
+	};
+	__u32 reserved;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			__u32 ah_num;
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+			__u32 reserved;
+		} ud;
+	} wr;
+};
+
+/**
+ * struct sroce_recv_wqe - a receive work request in a receive queue or
+ *	SRQ slot
+ * @wr_id: returned in the completion
+ * @num_sge: SGEs following this header, at most the queue's max_sge
+ * @reserved: zero
+ */
+struct sroce_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_create_cq_resp - CREATE_CQ and RESIZE_CQ, kernel to provider
+ * @ring: the completion ring; slots hold struct ib_uverbs_wc
+ */
+struct sroce_create_cq_resp {
+	struct sroce_ring_info ring;
+};
+
+/**
+ * struct sroce_create_qp_resp - CREATE_QP, kernel to provider
+ * @sq: the send ring; slots hold struct sroce_send_wqe and its SGEs or data
+ * @rq: the receive ring (num_slots 0 with an SRQ); slots hold struct
+ *	sroce_recv_wqe and its SGEs
+ */
+struct sroce_create_qp_resp {
+	struct sroce_ring_info sq;
+	struct sroce_ring_info rq;
+};
+
+/**
+ * struct sroce_create_srq_resp - CREATE_SRQ, kernel to provider
+ * @ring: the receive ring; slots hold struct sroce_recv_wqe and its SGEs
+ */
+struct sroce_create_srq_resp {
+	struct sroce_ring_info ring;
+};
+
+/**
+ * struct sroce_create_ah_resp - CREATE_AH, kernel to provider
+ * @ah_num: what UD send WQEs of this context name the address handle by
+ * @reserved: zero
+ */
+struct sroce_create_ah_resp {
+	__u32 ah_num;
+	__u32 reserved;
 };
 
 #endif /* SROCE_ABI_H */
