@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cq.c - completion queues.
+ *
+ * The kernel is the producer of every CQ.  A kernel CQ's ring holds struct
+ * ib_wc and is consumed by poll_cq; a user CQ's ring holds struct
+ * ib_uverbs_wc (in libibverbs' numbering) and is consumed by the process.
+ *
+ * Completion handlers run from an irq_work, outside every sroce lock, as a
+ * hardware CQ's interrupt would call them: the handler may post or poll on
+ * the very QP and CQ that completed.
+ */
+#include <linux/slab.h>
+
+#include "sroce.h"
+
+static_assert(sizeof(struct ib_uverbs_wc) % 16 == 0);
+
+static u32 sroce_cq_slot_size(bool is_user)
+{
+	return is_user ? sizeof(struct ib_uverbs_wc) :
+			 ALIGN(sizeof(struct ib_wc), 16);
+}
+
+static void sroce_cq_notify_fn(struct irq_work *work)
+{
+	struct sroce_cq *cq = container_of(work, struct sroce_cq, notify_work);
+
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+static void sroce_cq_event_fn(struct work_struct *work)
+{
+	struct sroce_cq *cq = container_of(work, struct sroce_cq, event_work);
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.event = IB_EVENT_CQ_ERR,
+		.element.cq = &cq->ibcq,
+	};
+
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+}
+
+static int sroce_cq_check_size(int cqe)
+{
+	return cqe >= 1 && cqe <= SROCE_MAX_CQE ? 0 : -EINVAL;
+}
+
+/**
+ * sroce_create_cq() - ib_device_ops.create_cq
+ * @ibcq: the CQ, allocated by the core
+ * @attr: size, completion vector and flags
+ * @udata: user CQs: struct sroce_create_cq_resp out; NULL for kernel CQs
+ *
+ * The CQ gets at least @attr->cqe entries, rounded up to a power of two;
+ * ibcq->cqe reports how many.
+ *
+ * Context: Process context. May sleep.
+ * Return: 0, -EINVAL for a bad size, -EOPNOTSUPP for flags, -ENOMEM past
+ * max_cq or without memory, or -EFAULT.
+ */
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibcq->device);
+	struct sroce_create_cq_resp resp = {};
+	struct sroce_cq *cq = to_scq(ibcq);
+	u32 slots;
+	int err;
+
+	might_sleep();
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	err = sroce_cq_check_size(attr->cqe);
+	if (err)
+		return err;
+	if (udata) {
+		err = sroce_udata_none(udata);
+		if (err)
+			return err;
+	}
+	if (atomic_inc_return(&sdev->num_cq) > sdev->attr.max_cq) {
+		err = -ENOMEM;
+		goto err_dec_count;
+	}
+	cq->is_user = !!udata;
+	spin_lock_init(&cq->lock);
+	init_irq_work(&cq->notify_work, sroce_cq_notify_fn);
+	INIT_WORK(&cq->event_work, sroce_cq_event_fn);
+	slots = roundup_pow_of_two(attr->cqe);
+	err = sroce_ring_alloc(&cq->ring, sroce_udata_uctx(udata), slots,
+			       sroce_cq_slot_size(cq->is_user), &resp.ring);
+	if (err)
+		goto err_dec_count;
+	ibcq->cqe = slots;
+	if (udata) {
+		err = sroce_udata_out(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_free_ring;
+	}
+	sroce_obj_created(SROCE_OBJ_CQ);
+	return 0;
+
+err_free_ring:
+	sroce_ring_free(&cq->ring);
+err_dec_count:
+	atomic_dec(&sdev->num_cq);
+	return err;
+}
+
+/**
+ * sroce_destroy_cq() - ib_device_ops.destroy_cq
+ * @ibcq: the CQ; no QP uses it any more (the core checks)
+ * @udata: unused
+ *
+ * Context: Process context. May sleep.
+ * Return: 0.
+ */
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+
+	irq_work_sync(&cq->notify_work);
+	cancel_work_sync(&cq->event_work);
+	sroce_ring_free(&cq->ring);
+	atomic_dec(&to_sdev(ibcq->device)->num_cq);
+	sroce_obj_destroyed(SROCE_OBJ_CQ);
+	return 0;
+}
+
+/* Entries not yet consumed; -1 if a user consumer index is impossible. */
+static int sroce_cq_count(struct sroce_cq *cq)
+{
+	u32 cons = cq->is_user ? sroce_ring_load_cons(&cq->ring) :
+				 cq->ring.cons;
+
+	lockdep_assert_held(&cq->lock);
+	if (!sroce_ring_count_valid(&cq->ring, cq->ring.prod, cons))
+		return -1;
+	return cq->ring.prod - cons;
+}
+
+static u32 sroce_wc_flags_to_user(int flags)
+{
+	return (flags & IB_WC_GRH ? SROCE_WC_GRH : 0) |
+	       (flags & IB_WC_WITH_IMM ? SROCE_WC_WITH_IMM : 0) |
+	       (flags & IB_WC_WITH_INVALIDATE ? SROCE_WC_WITH_INV : 0) |
+	       (flags & IB_WC_IP_CSUM_OK ? SROCE_WC_IP_CSUM_OK : 0);
+}
+
+static void sroce_cq_write(struct sroce_cq *cq, void *slot,
+			   const struct ib_wc *wc)
+{
+	struct ib_uverbs_wc *uwc = slot;
+
+	if (!cq->is_user) {
+		memcpy(slot, wc, sizeof(*wc));
+		return;
+	}
+	memset(uwc, 0, sizeof(*uwc));
+	uwc->wr_id = wc->wr_id;
+	uwc->status = wc->status;
+	uwc->opcode = wc->opcode;
+	uwc->vendor_err = wc->vendor_err;
+	uwc->byte_len = wc->byte_len;
+	uwc->ex.imm_data = wc->ex.imm_data;
+	uwc->qp_num = wc->qp->qp_num;
+	uwc->src_qp = wc->src_qp;
+	uwc->wc_flags = sroce_wc_flags_to_user(wc->wc_flags);
+	uwc->pkey_index = wc->pkey_index;
+	uwc->port_num = SROCE_PORT;
+}
+
+static void sroce_cq_overflow(struct sroce_cq *cq)
+{
+	lockdep_assert_held(&cq->lock);
+	if (cq->overflow)
+		return;
+	cq->overflow = true;
+	queue_work(sroce_wq, &cq->event_work);
+}
+
+/**
+ * sroce_cq_post() - add a completion
+ * @cq: the CQ
+ * @wc: the completion, in kernel terms (its qp is set)
+ * @solicited: the completion is of a solicited message
+ *
+ * Wakes the completion handler if the CQ is armed for it.  A full CQ loses
+ * the entry and raises IB_EVENT_CQ_ERR once.
+ *
+ * Context: Any context. Takes cq->lock.
+ * Return: true if the entry was added.
+ */
+bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
+		   bool solicited)
+{
+	unsigned long flags;
+	bool notify = false;
+	int count;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	count = sroce_cq_count(cq);
+	if (count < 0 || count >= cq->ring.num_slots) {
+		sroce_cq_overflow(cq);
+		spin_unlock_irqrestore(&cq->lock, flags);
+		return false;
+	}
+	sroce_cq_write(cq, sroce_ring_slot(&cq->ring, cq->ring.prod), wc);
+	cq->ring.prod++;
+	if (cq->is_user)
+		sroce_ring_publish_prod(&cq->ring);
+	if (cq->notify == IB_CQ_NEXT_COMP ||
+	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+		cq->notify = 0;
+		notify = true;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (notify)
+		irq_work_queue(&cq->notify_work);
+	return true;
+}
+
+/**
+ * sroce_poll_cq() - ib_device_ops.poll_cq, for kernel CQs
+ * @ibcq: the CQ
+ * @num: room in @wc
+ * @wc: filled with completions, oldest first
+ *
+ * Context: Any context. Takes cq->lock.
+ * Return: completions returned, or -EINVAL for a user CQ (its process
+ * polls the ring).
+ */
+int sroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	unsigned long flags;
+	int n;
+
+	if (cq->is_user)
+		return -EINVAL;
+	spin_lock_irqsave(&cq->lock, flags);
+	for (n = 0; n < num && cq->ring.cons != cq->ring.prod; n++) {
+		memcpy(&wc[n], sroce_ring_slot(&cq->ring, cq->ring.cons),
+		       sizeof(*wc));
+		cq->ring.cons++;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/**
+ * sroce_req_notify_cq() - ib_device_ops.req_notify_cq
+ * @ibcq: the CQ
+ * @flags: IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, and maybe
+ *	IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * Context: Any context. Takes cq->lock.
+ * Return: 0, or 1 with IB_CQ_REPORT_MISSED_EVENTS if entries are waiting.
+ */
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && sroce_cq_count(cq) > 0)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/* Move the unconsumed entries of @cq into @ring, which then replaces it. */
+static int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_ring *ring,
+			      int cqe)
+{
+	u32 cons, i;
+	int count;
+
+	lockdep_assert_held(&cq->lock);
+	count = sroce_cq_count(cq);
+	if (count < 0)
+		return -EINVAL;
+	if (count > cqe)
+		return -EBUSY;
+	cons = cq->is_user ? sroce_ring_load_cons(&cq->ring) : cq->ring.cons;
+	for (i = 0; i < count; i++)
+		memcpy(sroce_ring_slot(ring, i),
+		       sroce_ring_slot(&cq->ring, cons + i),
+		       cq->ring.slot_size);
+	ring->prod = count;
+	ring->cons = 0;
+	if (cq->is_user)
+		sroce_ring_publish_prod(ring);
+	swap(*ring, cq->ring);
+	return 0;
+}
+
+/**
+ * sroce_resize_cq() - ib_device_ops.resize_cq
+ * @ibcq: the CQ
+ * @cqe: the new size
+ * @udata: user CQs: struct sroce_create_cq_resp out, the new ring, whose
+ *	indices restart at zero with the unpolled entries moved in
+ *
+ * Context: Process context. May sleep.
+ * Return: 0, -EINVAL for a bad size, -EBUSY if more entries wait than
+ * would fit, -ENOMEM, or -EFAULT.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_create_cq_resp resp = {};
+	struct sroce_ring ring = {};
+	unsigned long flags;
+	u32 slots;
+	int err;
+
+	might_sleep();
+	err = sroce_cq_check_size(cqe);
+	if (err)
+		return err;
+	slots = roundup_pow_of_two(cqe);
+	err = sroce_ring_alloc(&ring, sroce_udata_uctx(udata), slots,
+			       cq->ring.slot_size, &resp.ring);
+	if (err)
+		return err;
+	if (udata) {
+		err = sroce_udata_out(udata, &resp, sizeof(resp));
+		if (err)
+			goto out_free;
+	}
+	spin_lock_irqsave(&cq->lock, flags);
+	err = sroce_cq_swap_ring(cq, &ring, slots);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (!err)
+		ibcq->cqe = slots;
+out_free:
+	/* The old ring after a swap, the unused new one otherwise. */
+	sroce_ring_free(&ring);
+	return err;
+}

@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * post.c - work requests in: kernel post_send/post_recv, and fetching what
+ * a process wrote into its rings.
+ *
+ * Every send work request ends up, validated, in the QP's kernel-private
+ * array of struct sroce_swqe, whichever side posted it; the requester and
+ * completer only ever look there.  From user rings, each WQE is copied out
+ * once and only the copy is checked and used.
+ *
+ * Receive work requests stay in their ring (kernel QPs use the same ring
+ * format as user QPs) until the responder takes one (sroce_rq_take()),
+ * which copies it out and checks the copy.
+ */
+#include "hdr.h"
+#include "sroce.h"
+
+static bool sroce_opcode_allowed(enum ib_qp_type type, u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		return true;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return type == IB_QPT_RC || type == IB_QPT_UC;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IB_QPT_RC;
+	default:
+		return false;
+	}
+}
+
+static bool sroce_opcode_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool sroce_opcode_takes_inline(u32 opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	       opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static u32 sroce_sq_slot(struct sroce_qp *qp, u32 idx)
+{
+	return idx & (qp->sq.num_slots - 1);
+}
+
+static struct sroce_sge *sroce_sq_sges(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->sq.sges[(size_t)sroce_sq_slot(qp, idx) * qp->sq.max_sge];
+}
+
+static u8 *sroce_sq_inline(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->sq.inline_data[(size_t)sroce_sq_slot(qp, idx) *
+				   qp->sq.max_inline];
+}
+
+/* Checks common to work requests from the kernel and from rings. */
+static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *w,
+			    u64 length)
+{
+	if (!sroce_opcode_allowed(qp->ibqp.qp_type, w->opcode))
+		return -EINVAL;
+	if (length > SROCE_MAX_MSG_SZ)
+		return -EMSGSIZE;
+	if (w->flags & SROCE_SEND_INLINE) {
+		if (!sroce_opcode_takes_inline(w->opcode) ||
+		    length > qp->sq.max_inline)
+			return -EINVAL;
+	} else if (w->num_sge > qp->sq.max_sge) {
+		return -EINVAL;
+	}
+	if (sroce_opcode_is_atomic(w->opcode) && length != sizeof(u64))
+		return -EINVAL;
+	w->length = length;
+	w->state = SROCE_WQE_POSTED;
+	w->status = IB_WC_SUCCESS;
+	return 0;
+}
+
+static int sroce_swqe_from_kernel_ud(struct sroce_qp *qp, struct sroce_swqe *w,
+				     const struct ib_ud_wr *ud)
+{
+	if (!ud->ah)
+		return -EINVAL;
+	w->ud.av = to_sah(ud->ah)->av;
+	w->ud.remote_qpn = ud->remote_qpn & SROCE_24BIT_MASK;
+	w->ud.remote_qkey = (ud->remote_qkey & SROCE_QKEY_PRIVILEGED) &&
+			    qp->ibqp.qp_type != IB_QPT_GSI ?
+			    qp->qkey : ud->remote_qkey;
+	return 0;
+}
+
+static void sroce_swqe_from_kernel_op(struct sroce_swqe *w,
+				      const struct ib_send_wr *wr)
+{
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		w->rdma.rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		w->atomic.compare_add = atomic_wr(wr)->compare_add;
+		w->atomic.swap = atomic_wr(wr)->swap;
+		w->atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	default:
+		break;
+	}
+}
+
+/* The data of a kernel work request: its SGEs, or inline bytes copied in. */
+static u64 sroce_swqe_kernel_data(struct sroce_qp *qp, u32 idx,
+				  const struct ib_send_wr *wr)
+{
+	struct sroce_sge *sge = sroce_sq_sges(qp, idx);
+	u8 *data = sroce_sq_inline(qp, idx);
+	u64 length = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++)
+		length += wr->sg_list[i].length;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (length > qp->sq.max_inline)
+			return length;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			data += wr->sg_list[i].length;
+		}
+		return length;
+	}
+	for (i = 0; i < wr->num_sge && i < qp->sq.max_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return length;
+}
+
+static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	u32 idx = qp->sq.prod;
+	struct sroce_swqe *w = &qp->sq.wqe[sroce_sq_slot(qp, idx)];
+	u64 length;
+	int err;
+
+	lockdep_assert_held(&qp->sq.lock);
+	if (idx - qp->sq.cons >= qp->sq.num_slots)
+		return -ENOMEM;
+	if (wr->num_sge > qp->sq.max_sge && !(wr->send_flags & IB_SEND_INLINE))
+		return -EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->flags = wr->send_flags & (IB_SEND_FENCE | IB_SEND_SIGNALED |
+				     IB_SEND_SOLICITED | IB_SEND_INLINE);
+	if (qp->sq_sig_all)
+		w->flags |= SROCE_SEND_SIGNALED;
+	w->imm = wr->ex.imm_data;
+	w->num_sge = wr->send_flags & IB_SEND_INLINE ? 0 : wr->num_sge;
+	sroce_swqe_from_kernel_op(w, wr);
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		err = sroce_swqe_from_kernel_ud(qp, w, ud_wr(wr));
+		if (err)
+			return err;
+	}
+	length = sroce_swqe_kernel_data(qp, idx, wr);
+	err = sroce_swqe_check(qp, w, length);
+	if (err)
+		return err;
+	qp->sq.prod++;
+	return 0;
+}
+
+static int sroce_post_send_kernel(struct sroce_qp *qp,
+				  const struct ib_send_wr *wr,
+				  const struct ib_send_wr **bad_wr)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return err;
+}
+
+/**
+ * sroce_post_send() - ib_device_ops.post_send
+ * @ibqp: the QP
+ * @wr: kernel QPs: the work requests; user QPs: NULL, the send doorbell
+ * @bad_wr: set to the first work request not posted
+ *
+ * Work requests are accepted in RTS and SQD, and in ERR, where they are
+ * completed with IB_WC_WR_FLUSH_ERR (ib_drain_sq() relies on it).  The
+ * doorbell of a user QP never fails: WQEs wait until the QP sends.
+ *
+ * Context: Any context, interrupts may be off. Takes qp->sq.lock.
+ * Return: 0; -EINVAL for a kernel QP in another state, a bad work request,
+ * or work requests on a user QP; -ENOMEM when the send queue is full.
+ */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	u8 state = READ_ONCE(qp->state);
+	int err;
+
+	if (qp->is_user) {
+		/* The doorbell: WQEs wait in the ring until the QP can send. */
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		if (state == IB_QPS_ERR)
+			sroce_qp_flush_sq(qp);
+		else if (state == IB_QPS_RTS || state == IB_QPS_SQD)
+			sroce_qp_sched_req(qp);
+		return 0;
+	}
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD &&
+	    state != IB_QPS_ERR) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	err = sroce_post_send_kernel(qp, wr, bad_wr);
+	if (state == IB_QPS_ERR)
+		sroce_qp_flush_sq(qp);
+	else
+		sroce_qp_sched_req(qp);
+	return err;
+}
+
+/* The opcode-specific fields of a user WQE, already copied out. */
+static int sroce_swqe_user_op(struct sroce_qp *qp, struct sroce_swqe *w,
+			      const struct sroce_send_wqe *u)
+{
+	switch (w->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		w->rdma.remote_addr = u->wr.rdma.remote_addr;
+		w->rdma.rkey = u->wr.rdma.rkey;
+		return u->wr.rdma.reserved ? -EINVAL : 0;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		w->atomic.remote_addr = u->wr.atomic.remote_addr;
+		w->atomic.compare_add = u->wr.atomic.compare_add;
+		w->atomic.swap = u->wr.atomic.swap;
+		w->atomic.rkey = u->wr.atomic.rkey;
+		return u->wr.atomic.reserved ? -EINVAL : 0;
+	default:
+		break;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_UD)
+		return 0;
+	if (u->wr.ud.reserved ||
+	    !sroce_ah_lookup(sroce_qp_dev(qp), u->wr.ud.ah_num, qp->ibqp.pd,
+			     &w->ud.av))
+		return -EINVAL;
+	w->ud.remote_qpn = u->wr.ud.remote_qpn & SROCE_24BIT_MASK;
+	w->ud.remote_qkey = u->wr.ud.remote_qkey & SROCE_QKEY_PRIVILEGED ?
+			    qp->qkey : u->wr.ud.remote_qkey;
+	return 0;
+}
+
+/* The data of a user WQE: SGEs or inline bytes, copied out of the slot. */
+static int sroce_swqe_user_data(struct sroce_qp *qp, u32 idx,
+				struct sroce_swqe *w, const u8 *slot,
+				const struct sroce_send_wqe *u, u64 *length)
+{
+	struct sroce_sge *sge = sroce_sq_sges(qp, idx);
+	const u8 *body = slot + sizeof(*u);
+	u32 i;
+
+	*length = 0;
+	if (w->flags & SROCE_SEND_INLINE) {
+		if (u->num_sge || u->inline_len > qp->sq.max_inline)
+			return -EINVAL;
+		memcpy(sroce_sq_inline(qp, idx), body, u->inline_len);
+		*length = u->inline_len;
+		return 0;
+	}
+	if (u->inline_len || u->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	memcpy(sge, body, u->num_sge * sizeof(*sge));
+	for (i = 0; i < u->num_sge; i++)
+		*length += sge[i].length;
+	return 0;
+}
+
+/* Copy the user WQE at @idx out of the ring and check the copy. */
+static int sroce_fetch_one(struct sroce_qp *qp, u32 idx, struct sroce_swqe *w)
+{
+	const u8 *slot = sroce_ring_slot(&qp->sq.ring, idx);
+	struct sroce_send_wqe u;
+	u64 length;
+	int err;
+
+	memcpy(&u, slot, sizeof(u));
+	memset(w, 0, sizeof(*w));
+	w->wr_id = u.wr_id;
+	w->opcode = u.opcode;
+	w->flags = u.send_flags;
+	w->num_sge = u.num_sge;
+	w->imm = u.imm_data;
+	if (qp->sq_sig_all)
+		w->flags |= SROCE_SEND_SIGNALED;
+	if (u.reserved || (u.send_flags & ~(SROCE_SEND_FENCE |
+					    SROCE_SEND_SIGNALED |
+					    SROCE_SEND_SOLICITED |
+					    SROCE_SEND_INLINE)))
+		return -EINVAL;
+	err = sroce_swqe_user_data(qp, idx, w, slot, &u, &length);
+	if (!err)
+		err = sroce_swqe_user_op(qp, w, &u);
+	if (!err)
+		err = sroce_swqe_check(qp, w, length);
+	return err;
+}
+
+/**
+ * sroce_sq_fetch() - take the work requests a process published in its
+ *	send ring
+ * @qp: a user QP
+ *
+ * A work request that fails validation completes with
+ * IB_WC_LOC_QP_OP_ERR and fails the QP; an impossible producer index fails
+ * the QP too.
+ *
+ * Context: Any context. Caller holds qp->sq.lock.
+ * Return: 0, or -EINVAL when the QP failed.
+ */
+int sroce_sq_fetch(struct sroce_qp *qp)
+{
+	struct sroce_swqe *w;
+	u32 prod;
+	int err;
+
+	lockdep_assert_held(&qp->sq.lock);
+	prod = sroce_ring_load_prod(&qp->sq.ring);
+	if (!sroce_ring_count_valid(&qp->sq.ring, prod, qp->sq.cons))
+		return -EINVAL;
+	while (qp->sq.prod != prod) {
+		w = &qp->sq.wqe[sroce_sq_slot(qp, qp->sq.prod)];
+		err = sroce_fetch_one(qp, qp->sq.prod, w);
+		qp->sq.prod++;
+		if (err) {
+			w->status = IB_WC_LOC_QP_OP_ERR;
+			w->state = SROCE_WQE_DONE;
+			w->flags |= SROCE_SEND_SIGNALED;
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Write one receive work request into the ring at its producer index. */
+static int sroce_rq_put(struct sroce_rq *rq, const struct ib_recv_wr *wr)
+{
+	struct sroce_recv_wqe *slot;
+	struct sroce_sge *sge;
+	int i;
+
+	lockdep_assert_held(&rq->lock);
+	if (wr->num_sge > rq->max_sge)
+		return -EINVAL;
+	if (rq->ring.prod - sroce_ring_load_cons(&rq->ring) >=
+	    rq->ring.num_slots)
+		return -ENOMEM;
+	slot = sroce_ring_slot(&rq->ring, rq->ring.prod);
+	slot->wr_id = wr->wr_id;
+	slot->num_sge = wr->num_sge;
+	slot->reserved = 0;
+	sge = (struct sroce_sge *)(slot + 1);
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = wr->sg_list[i].addr;
+		sge[i].length = wr->sg_list[i].length;
+		sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	rq->ring.prod++;
+	return 0;
+}
+
+static int sroce_rq_post(struct sroce_rq *rq, const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_rq_put(rq, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	sroce_ring_publish_prod(&rq->ring);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return err;
+}
+
+/**
+ * sroce_post_recv() - ib_device_ops.post_recv
+ * @ibqp: the QP: a kernel QP without an SRQ; or a user QP, with @wr NULL,
+ *	the receive doorbell
+ * @wr: the work requests
+ * @bad_wr: set to the first work request not posted
+ *
+ * Accepted from INIT on; in ERR they complete with IB_WC_WR_FLUSH_ERR.
+ *
+ * Context: Any context, interrupts may be off. Takes qp->rq.lock.
+ * Return: 0; -EINVAL in RESET, for a bad work request, on a user QP or a
+ * QP with an SRQ; -ENOMEM when the queue is full.
+ */
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	u8 state = READ_ONCE(qp->state);
+	int err;
+
+	if (qp->is_user && !wr) {
+		/* The receive doorbell: flush what was posted after an error. */
+		if (state == IB_QPS_ERR)
+			sroce_qp_flush_rq(qp);
+		return 0;
+	}
+	if (qp->is_user || qp->srq || state == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	err = sroce_rq_post(&qp->rq, wr, bad_wr);
+	if (state == IB_QPS_ERR)
+		sroce_qp_flush_rq(qp);
+	return err;
+}
+
+/**
+ * sroce_post_srq_recv() - ib_device_ops.post_srq_recv
+ * @ibsrq: a kernel SRQ
+ * @wr: the work requests
+ * @bad_wr: set to the first work request not posted
+ *
+ * Context: Any context, interrupts may be off. Takes the SRQ's lock.
+ * Return: 0; -EINVAL for a bad work request or a user SRQ; -ENOMEM when
+ * the queue is full.
+ */
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_srq *srq = to_ssrq(ibsrq);
+
+	if (srq->rq.is_user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	return sroce_rq_post(&srq->rq, wr, bad_wr);
+}
+
+/**
+ * sroce_rq_count() - receive work requests waiting in a queue
+ * @rq: the queue
+ *
+ * Context: Any context.
+ * Return: the count; 0 if the producer index is impossible.
+ */
+u32 sroce_rq_count(struct sroce_rq *rq)
+{
+	u32 prod = sroce_ring_load_prod(&rq->ring);
+
+	if (!sroce_ring_count_valid(&rq->ring, prod, rq->ring.cons))
+		return 0;
+	return prod - rq->ring.cons;
+}
+
+static int sroce_rq_copy_out(struct sroce_rq *rq, struct sroce_rwqe *wqe)
+{
+	const struct sroce_recv_wqe *slot = sroce_ring_slot(&rq->ring,
+							    rq->ring.cons);
+	struct sroce_recv_wqe hdr;
+	u64 length = 0;
+	u32 i;
+
+	memcpy(&hdr, slot, sizeof(hdr));
+	wqe->wr_id = hdr.wr_id;
+	if (hdr.num_sge > rq->max_sge || hdr.reserved)
+		return -EINVAL;
+	memcpy(wqe->sge, slot + 1, hdr.num_sge * sizeof(wqe->sge[0]));
+	wqe->num_sge = hdr.num_sge;
+	for (i = 0; i < hdr.num_sge; i++)
+		length += wqe->sge[i].length;
+	if (length > SROCE_MAX_MSG_SZ)
+		return -EINVAL;
+	wqe->length = length;
+	return 0;
+}
+
+static bool sroce_rq_take_locked(struct sroce_rq *rq, struct sroce_rwqe *wqe,
+				 int *err)
+{
+	u32 prod = sroce_ring_load_prod(&rq->ring);
+
+	*err = 0;
+	if (!sroce_ring_count_valid(&rq->ring, prod, rq->ring.cons)) {
+		*err = -EINVAL;
+		return false;
+	}
+	if (prod == rq->ring.cons)
+		return false;
+	*err = sroce_rq_copy_out(rq, wqe);
+	rq->ring.cons++;
+	sroce_ring_publish_cons(&rq->ring);
+	return true;
+}
+
+/**
+ * sroce_rq_take() - take the next receive work request of a queue
+ * @qp: the QP receiving
+ * @rq: its receive queue or its SRQ's
+ * @wqe: where the work request is copied and checked
+ * @err: set to -EINVAL when the work request, or the queue's producer
+ *	index, is invalid (the work request is still taken: @wqe->wr_id is
+ *	valid for a completion)
+ *
+ * Context: Any context. For a QP's own queue the caller holds
+ * qp->resp.lock; an SRQ's lock is taken here.
+ * Return: true if a work request was taken.
+ */
+bool sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
+		   struct sroce_rwqe *wqe, int *err)
+{
+	unsigned long flags;
+	bool taken;
+
+	if (!qp->srq)
+		return sroce_rq_take_locked(rq, wqe, err);
+	spin_lock_irqsave(&rq->lock, flags);
+	taken = sroce_rq_take_locked(rq, wqe, err);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (taken)
+		sroce_srq_check_limit(qp->srq);
+	return taken;
+}

@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * qp.c - queue pairs: creation, the state machine of modify_qp, queries,
+ * errors and flushing, and destruction.
+ *
+ * Lifetime.  A QP is published under its number (sroce_dev.qp_pool) when
+ * it is complete.  The receive path finds it under RCU and takes a
+ * reference (sroce_qp_get_rcu()); every scheduled work item holds one too.
+ * Destruction: mark dead under both QP locks (nothing new is scheduled or
+ * armed after that), unpublish, wait an RCU grace period (no new lookup can
+ * find it), stop the timers and work, drop the creation reference and wait
+ * for the last one, then free the queues.  The core frees the struct.
+ *
+ * Errors found on the data path (any context, some sroce lock held) mark
+ * the QP ERR at once and leave flushing and the async event to the QP's
+ * event work, which takes the locks in order.
+ */
+#include <linux/hash.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+
+#include "hdr.h"
+#include "sroce.h"
+
+/* Beside async events (bit = enum ib_event_type), qp->events asks for: */
+#define SROCE_QP_EV_FLUSH	BIT(31)
+
+static u32 sroce_sq_slot_size(u32 max_sge, u32 max_inline)
+{
+	u32 body = max(max_sge * (u32)sizeof(struct sroce_sge), max_inline);
+
+	return ALIGN(sizeof(struct sroce_send_wqe) + body, 64);
+}
+
+static u32 sroce_rq_slot_size(u32 max_sge)
+{
+	return ALIGN(sizeof(struct sroce_recv_wqe) +
+		     max_sge * sizeof(struct sroce_sge), 16);
+}
+
+static int sroce_qp_check_cap(struct sroce_dev *sdev,
+			      struct ib_qp_init_attr *init)
+{
+	struct ib_qp_cap *cap = &init->cap;
+
+	if (cap->max_send_wr > sdev->attr.max_qp_wr ||
+	    cap->max_send_sge > SROCE_MAX_SGE ||
+	    cap->max_inline_data > SROCE_MAX_INLINE)
+		return -EINVAL;
+	if (!init->srq && (cap->max_recv_wr > sdev->attr.max_qp_wr ||
+			   cap->max_recv_sge > SROCE_MAX_SGE))
+		return -EINVAL;
+	return 0;
+}
+
+static int sroce_qp_check_init(struct sroce_dev *sdev,
+			       struct ib_qp_init_attr *init, bool is_user)
+{
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		if (is_user)
+			return -EINVAL;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	if (init->qp_type == IB_QPT_GSI && init->port_num != SROCE_PORT)
+		return -EINVAL;
+	return sroce_qp_check_cap(sdev, init);
+}
+
+static int sroce_sq_alloc(struct sroce_qp *qp, struct ib_qp_init_attr *init,
+			  struct ib_ucontext *uctx, struct sroce_ring_info *info)
+{
+	struct sroce_sq *sq = &qp->sq;
+	u32 slots = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
+	int err;
+
+	spin_lock_init(&sq->lock);
+	sq->num_slots = slots;
+	sq->max_sge = max(init->cap.max_send_sge, 1U);
+	sq->max_inline = init->cap.max_inline_data;
+	sq->wqe = kvcalloc(slots, sizeof(*sq->wqe), GFP_KERNEL);
+	sq->sges = kvcalloc((size_t)slots * sq->max_sge, sizeof(*sq->sges),
+			    GFP_KERNEL);
+	if (sq->max_inline)
+		sq->inline_data = kvzalloc((size_t)slots * sq->max_inline,
+					   GFP_KERNEL);
+	if (!sq->wqe || !sq->sges || (sq->max_inline && !sq->inline_data))
+		return -ENOMEM;
+	if (!uctx)
+		return 0;
+	err = sroce_ring_alloc(&sq->ring, uctx, slots,
+			       sroce_sq_slot_size(sq->max_sge, sq->max_inline),
+			       info);
+	return err;
+}
+
+static void sroce_sq_free(struct sroce_qp *qp)
+{
+	if (qp->sq.ring.buf)
+		sroce_ring_free(&qp->sq.ring);
+	kvfree(qp->sq.inline_data);
+	kvfree(qp->sq.sges);
+	kvfree(qp->sq.wqe);
+}
+
+static int sroce_rq_alloc(struct sroce_rq *rq, u32 max_wr, u32 max_sge,
+			  struct ib_ucontext *uctx,
+			  struct sroce_ring_info *info)
+{
+	u32 slots = roundup_pow_of_two(max(max_wr, 1U));
+
+	spin_lock_init(&rq->lock);
+	rq->max_sge = max(max_sge, 1U);
+	rq->is_user = !!uctx;
+	return sroce_ring_alloc(&rq->ring, uctx, slots,
+				sroce_rq_slot_size(rq->max_sge), info);
+}
+
+static void sroce_qp_init_fields(struct sroce_qp *qp,
+				 struct ib_qp_init_attr *init, bool is_user)
+{
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	mutex_init(&qp->modify_lock);
+	spin_lock_init(&qp->resp.lock);
+	qp->state = IB_QPS_RESET;
+	qp->is_user = is_user;
+	qp->scq = to_scq(init->send_cq);
+	qp->rcq = to_scq(init->recv_cq);
+	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
+	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->pmtu = 256;
+	INIT_WORK(&qp->req_work, sroce_req_work);
+	INIT_WORK(&qp->resp.work, sroce_resp_work);
+	timer_setup(&qp->retrans_timer, sroce_comp_retrans_timer, 0);
+	timer_setup(&qp->rnr_timer, sroce_comp_rnr_timer, 0);
+}
+
+static void sroce_qp_event_work(struct work_struct *work);
+
+static int sroce_qp_alloc_queues(struct sroce_qp *qp,
+				 struct ib_qp_init_attr *init,
+				 struct ib_ucontext *uctx,
+				 struct sroce_create_qp_resp *resp)
+{
+	int err;
+
+	err = sroce_sq_alloc(qp, init, uctx, &resp->sq);
+	if (err)
+		return err;
+	if (!qp->srq) {
+		err = sroce_rq_alloc(&qp->rq, init->cap.max_recv_wr,
+				     init->cap.max_recv_sge, uctx, &resp->rq);
+		if (err)
+			return err;
+	}
+	qp->resp.num_res = SROCE_MAX_RD_ATOMIC;
+	qp->resp.res = kcalloc(qp->resp.num_res, sizeof(*qp->resp.res),
+			       GFP_KERNEL);
+	if (!qp->resp.res)
+		return -ENOMEM;
+	sroce_resp_reset(qp);
+	return dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+}
+
+static void sroce_qp_free_queues(struct sroce_qp *qp)
+{
+	dst_cache_destroy(&qp->dst_cache);
+	kfree(qp->resp.res);
+	if (qp->rq.ring.buf)
+		sroce_ring_free(&qp->rq.ring);
+	sroce_sq_free(qp);
+}
+
+static void sroce_qp_report_cap(struct sroce_qp *qp,
+				struct ib_qp_init_attr *init)
+{
+	init->cap.max_send_wr = qp->sq.num_slots;
+	init->cap.max_send_sge = qp->sq.max_sge;
+	init->cap.max_inline_data = qp->sq.max_inline;
+	if (!qp->srq) {
+		init->cap.max_recv_wr = qp->rq.ring.num_slots;
+		init->cap.max_recv_sge = qp->rq.max_sge;
+	}
+}
+
+static int sroce_qp_publish(struct sroce_dev *sdev, struct sroce_qp *qp,
+			    enum ib_qp_type type)
+{
+	u32 qpn;
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		err = sroce_pool_insert(&sdev->qp_pool, qp, SROCE_GSI_QPN);
+		qpn = SROCE_GSI_QPN;
+	} else {
+		err = sroce_pool_add(&sdev->qp_pool, qp, &qpn, GFP_KERNEL);
+	}
+	if (err)
+		return err;
+	qp->ibqp.qp_num = qpn;
+	qp->sport = IB_ROCE_UDP_ENCAP_VALID_PORT_MIN + hash_32(qpn, 14);
+	return 0;
+}
+
+/**
+ * sroce_create_qp() - ib_device_ops.create_qp
+ * @ibqp: the QP, allocated by the core (qp_type, pd, CQs and SRQ set)
+ * @init: the attributes; cap is updated with what the QP really got
+ * @udata: user QPs: struct sroce_create_qp_resp out; NULL for kernel QPs
+ *
+ * RC, UC and UD, and for kernel callers the GSI QP (number 1).  Queue
+ * sizes are rounded up to powers of two.
+ *
+ * Context: Process context. May sleep.
+ * Return: 0, -EINVAL or -EOPNOTSUPP for attributes sroce cannot honour,
+ * -ENOMEM past max_qp or without memory, -EBUSY for a second GSI QP, or
+ * -EFAULT.
+ */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct ib_ucontext *uctx = sroce_udata_uctx(udata);
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_create_qp_resp resp = {};
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int err;
+
+	might_sleep();
+	if (udata) {
+		err = sroce_udata_none(udata);
+		if (err)
+			return err;
+	}
+	err = sroce_qp_check_init(sdev, init, !!udata);
+	if (err)
+		return err;
+	sroce_qp_init_fields(qp, init, !!udata);
+	INIT_WORK(&qp->event_work, sroce_qp_event_work);
+	err = sroce_qp_alloc_queues(qp, init, uctx, &resp);
+	if (err)
+		goto err_free_queues;
+	err = sroce_qp_publish(sdev, qp, init->qp_type);
+	if (err)
+		goto err_free_queues;
+	sroce_qp_report_cap(qp, init);
+	if (udata) {
+		err = sroce_udata_out(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_unpublish;
+	}
+	sroce_obj_created(SROCE_OBJ_QP);
+	sroce_dbg_qp(qp, "created, type %d\n", init->qp_type);
+	return 0;
+
+err_unpublish:
+	sroce_pool_remove(&sdev->qp_pool, qp->ibqp.qp_num);
+	synchronize_rcu();
+err_free_queues:
+	sroce_qp_free_queues(qp);
+	return err;
+}
+
+/**
+ * sroce_qp_get_rcu() - find a QP by number and take a reference
+ * @sdev: the device
+ * @qpn: the QP number
+ *
+ * Context: Any context; the caller holds rcu_read_lock().
+ * Return: the QP, or NULL.
+ */
+struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp = sroce_pool_lookup_rcu(&sdev->qp_pool, qpn);
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "QP lookup outside RCU");
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	return qp;
+}
+
+/**
+ * sroce_qp_put() - drop a QP reference
+ * @qp: the QP
+ *
+ * Context: Any context.
+ */
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/**
+ * sroce_qp_sched_req() - make the requester run
+ * @qp: the QP
+ *
+ * The work item holds a reference while it is queued or running.
+ *
+ * Context: Any context.
+ */
+void sroce_qp_sched_req(struct sroce_qp *qp)
+{
+	if (READ_ONCE(qp->dead))
+		return;
+	refcount_inc(&qp->ref);
+	if (!queue_work(sroce_wq, &qp->req_work))
+		sroce_qp_put(qp);
+}
+
+static void sroce_qp_sched_event(struct sroce_qp *qp, u32 bits)
+{
+	atomic_or(bits, &qp->events);
+	if (READ_ONCE(qp->dead))
+		return;
+	refcount_inc(&qp->ref);
+	if (!queue_work(sroce_wq, &qp->event_work))
+		sroce_qp_put(qp);
+}
+
+/**
+ * sroce_qp_event() - raise an async event on a QP
+ * @qp: the QP
+ * @event: the event (below 31)
+ *
+ * The handler runs later from process context.
+ *
+ * Context: Any context, any sroce lock held.
+ */
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type event)
+{
+	sroce_qp_sched_event(qp, BIT(event));
+}
+
+/**
+ * sroce_qp_error() - a QP fails on the data path
+ * @qp: the QP
+ * @event: the async event to raise (IB_EVENT_QP_FATAL, _REQ_ERR,
+ *	_ACCESS_ERR), or 0 (never a QP event) for a flush only
+ *
+ * The QP is ERR from now on; its outstanding work requests are flushed and
+ * the event raised by the event work.
+ *
+ * Context: Any context, any sroce lock held.
+ */
+void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type event)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	sroce_qp_sched_event(qp, SROCE_QP_EV_FLUSH | (event ? BIT(event) : 0));
+}
+
+static void sroce_qp_dispatch(struct sroce_qp *qp, u32 bits)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+	};
+	int e;
+
+	if (!qp->ibqp.event_handler)
+		return;
+	for (e = 0; e < 31; e++) {
+		if (!(bits & BIT(e)))
+			continue;
+		ev.event = e;
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+	}
+}
+
+static void sroce_qp_event_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, event_work);
+	u32 bits = atomic_xchg(&qp->events, 0);
+
+	if (bits & SROCE_QP_EV_FLUSH) {
+		sroce_qp_flush_sq(qp);
+		sroce_qp_flush_rq(qp);
+	}
+	sroce_qp_dispatch(qp, bits & ~SROCE_QP_EV_FLUSH);
+	sroce_qp_put(qp);
+}
+
+static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
+{
+	unsigned long flags;
+
+	spin_lock_bh(&qp->resp.lock);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	WRITE_ONCE(qp->state, state);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_unlock_bh(&qp->resp.lock);
+}
+
+/* Discard what a receive queue holds: the consumer catches up. */
+static void sroce_rq_discard(struct sroce_rq *rq)
+{
+	u32 prod = sroce_ring_load_prod(&rq->ring);
+
+	if (sroce_ring_count_valid(&rq->ring, prod, rq->ring.cons)) {
+		rq->ring.cons = prod;
+		sroce_ring_publish_cons(&rq->ring);
+	}
+}
+
+/* RESET: forget every queued work request, without completions. */
+static void sroce_qp_reset(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	u32 prod;
+
+	timer_delete_sync(&qp->retrans_timer);
+	timer_delete_sync(&qp->rnr_timer);
+	if (cancel_work_sync(&qp->resp.work))
+		sroce_qp_put(qp);
+	spin_lock_bh(&qp->resp.lock);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->sq.ring.buf) {
+		prod = sroce_ring_load_prod(&qp->sq.ring);
+		if (sroce_ring_count_valid(&qp->sq.ring, prod, qp->sq.cons))
+			qp->sq.prod = prod;
+		qp->sq.ring.cons = qp->sq.prod;
+		sroce_ring_publish_cons(&qp->sq.ring);
+	}
+	qp->sq.cons = qp->sq.prod;
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->comp, 0, sizeof(qp->comp));
+	qp->req.idx = qp->sq.prod;
+	WRITE_ONCE(qp->state, IB_QPS_RESET);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (!qp->srq)
+		sroce_rq_discard(&qp->rq);
+	sroce_resp_reset(qp);
+	spin_unlock_bh(&qp->resp.lock);
+}
+
+static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
+			       int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != SROCE_PORT)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > SROCE_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ |
+				       IB_ACCESS_REMOTE_ATOMIC |
+				       IB_ACCESS_LOCAL_WRITE)))
+		return -EINVAL;
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | IB_QP_RATE_LIMIT))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Attributes kept as they are given. */
+static void sroce_qp_apply_simple(struct sroce_qp *qp,
+				  struct ib_qp_attr *attr, int mask)
+{
+	if (mask & IB_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num & SROCE_24BIT_MASK;
+	if (mask & IB_QP_PATH_MTU)
+		qp->pmtu = ib_mtu_enum_to_int(attr->path_mtu);
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = max_t(u8, attr->max_rd_atomic, 1);
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = max_t(u8, attr->max_dest_rd_atomic, 1);
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_SQ_PSN)
+		qp->sq_psn = attr->sq_psn & SROCE_24BIT_MASK;
+}
+
+static int sroce_qp_apply_av(struct sroce_qp *qp, struct ib_qp_attr *attr)
+{
+	struct sroce_av av;
+	int err;
+
+	err = sroce_av_from_attr(sroce_qp_dev(qp), &av, &attr->ah_attr);
+	if (err)
+		return err;
+	qp->av = av;
+	dst_cache_reset(&qp->dst_cache);
+	return 0;
+}
+
+/* Entering RTR: the responder starts at rq_psn. */
+static void sroce_qp_to_rtr(struct sroce_qp *qp, struct ib_qp_attr *attr,
+			    int mask)
+{
+	spin_lock_bh(&qp->resp.lock);
+	if (mask & IB_QP_RQ_PSN)
+		qp->resp.epsn = attr->rq_psn & SROCE_24BIT_MASK;
+	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
+		qp->sport = rdma_get_udp_sport(qp->av.flow_label,
+					       qp->ibqp.qp_num, qp->dest_qpn);
+	spin_unlock_bh(&qp->resp.lock);
+}
+
+/* Entering RTS: the requester and completer start at sq_psn. */
+static void sroce_qp_to_rts(struct sroce_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->req.psn = qp->sq_psn;
+	qp->comp.psn = qp->sq_psn;
+	qp->comp.retry_left = qp->retry_cnt;
+	qp->comp.rnr_left = qp->rnr_retry;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+static int sroce_qp_transition(struct sroce_qp *qp, enum ib_qp_state cur,
+			       enum ib_qp_state next, struct ib_qp_attr *attr,
+			       int mask)
+{
+	switch (next) {
+	case IB_QPS_RESET:
+		sroce_qp_reset(qp);
+		return 0;
+	case IB_QPS_RTR:
+		if (cur == IB_QPS_INIT)
+			sroce_qp_to_rtr(qp, attr, mask);
+		break;
+	case IB_QPS_RTS:
+		if (cur == IB_QPS_RTR)
+			sroce_qp_to_rts(qp);
+		break;
+	case IB_QPS_SQD:
+		qp->comp.drained = false;
+		break;
+	case IB_QPS_ERR:
+		sroce_qp_set_state(qp, IB_QPS_ERR);
+		sroce_qp_flush_sq(qp);
+		sroce_qp_flush_rq(qp);
+		return 0;
+	default:
+		break;
+	}
+	sroce_qp_set_state(qp, next);
+	if (next == IB_QPS_RTS || next == IB_QPS_SQD)
+		sroce_qp_sched_req(qp);
+	return 0;
+}
+
+/**
+ * sroce_modify_qp() - ib_device_ops.modify_qp
+ * @ibqp: the QP
+ * @attr: the new attributes
+ * @mask: which of @attr apply (enum ib_qp_attr_mask)
+ * @udata: no driver data
+ *
+ * The transition and the mask are checked against the IBTA state machine
+ * (ib_modify_qp_is_ok()) and every attribute against sroce's limits before
+ * anything changes.  Moving to ERR flushes every outstanding work request;
+ * moving to RESET discards them.
+ *
+ * Context: Process context. May sleep. Takes qp->modify_lock.
+ * Return: 0, or -EINVAL (-EOPNOTSUPP for path migration and rate limits).
+ */
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, next;
+	int err;
+
+	might_sleep();
+	err = sroce_udata_none(udata);
+	if (err)
+		return err;
+	mutex_lock(&qp->modify_lock);
+	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
+					   READ_ONCE(qp->state);
+	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
+	err = -EINVAL;
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+		goto out_unlock;
+	err = sroce_qp_check_attr(qp, attr, mask);
+	if (err)
+		goto out_unlock;
+	if (mask & IB_QP_AV) {
+		err = sroce_qp_apply_av(qp, attr);
+		if (err)
+			goto out_unlock;
+	}
+	sroce_qp_apply_simple(qp, attr, mask);
+	if (mask & IB_QP_STATE)
+		err = sroce_qp_transition(qp, cur, next, attr, mask);
+out_unlock:
+	mutex_unlock(&qp->modify_lock);
+	return err;
+}
+
+/**
+ * sroce_query_qp() - ib_device_ops.query_qp
+ * @ibqp: the QP
+ * @attr: filled with the current attributes
+ * @mask: what the caller wants (everything is filled)
+ * @init: filled with the creation attributes
+ *
+ * Context: Process context. Takes qp->modify_lock.
+ * Return: 0.
+ */
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	memset(attr, 0, sizeof(*attr));
+	mutex_lock(&qp->modify_lock);
+	attr->qp_state = READ_ONCE(qp->state);
+	attr->cur_qp_state = attr->qp_state;
+	attr->path_mtu = ib_mtu_int_to_enum(qp->pmtu);
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->resp.epsn;
+	attr->sq_psn = qp->sq_psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->qp_access_flags = qp->access;
+	attr->port_num = SROCE_PORT;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->sq_draining = attr->qp_state == IB_QPS_SQD &&
+			    qp->sq.cons != qp->sq.prod;
+	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+		sroce_av_to_attr(&qp->av, &attr->ah_attr);
+	mutex_unlock(&qp->modify_lock);
+
+	memset(init, 0, sizeof(*init));
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->port_num = SROCE_PORT;
+	sroce_qp_report_cap(qp, init);
+	attr->cap = init->cap;
+	return 0;
+}
+
+/* Stop everything that could still run on the QP; see the file comment. */
+static void sroce_qp_make_dead(struct sroce_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_bh(&qp->resp.lock);
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	WRITE_ONCE(qp->dead, true);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_unlock_bh(&qp->resp.lock);
+	sroce_pool_remove(&sroce_qp_dev(qp)->qp_pool, qp->ibqp.qp_num);
+	synchronize_rcu();
+	timer_delete_sync(&qp->retrans_timer);
+	timer_delete_sync(&qp->rnr_timer);
+	if (cancel_work_sync(&qp->req_work))
+		sroce_qp_put(qp);
+	if (cancel_work_sync(&qp->event_work))
+		sroce_qp_put(qp);
+	if (cancel_work_sync(&qp->resp.work))
+		sroce_qp_put(qp);
+}
+
+/**
+ * sroce_destroy_qp() - ib_device_ops.destroy_qp
+ * @ibqp: the QP; the core frees it on return
+ * @udata: unused
+ *
+ * Outstanding work requests are dropped without completions (ULPs drain
+ * first).  Waits, without a timeout, until nothing references the QP.
+ *
+ * Context: Process context. May sleep.
+ * Return: 0.
+ */
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+
+	might_sleep();
+	sroce_qp_make_dead(qp);
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+	sroce_resp_reset(qp);
+	sroce_qp_free_queues(qp);
+	mutex_destroy(&qp->modify_lock);
+	sroce_obj_destroyed(SROCE_OBJ_QP);
+	sroce_dbg_qp(qp, "destroyed\n");
+	return 0;
+}
+
+/* A work request whose outcome is known completes with it; others flush. */
+static void sroce_flush_one_send(struct sroce_qp *qp, struct sroce_swqe *wqe)
+{
+	bool done = wqe->state == SROCE_WQE_DONE;
+	struct ib_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = done ? wqe->status : IB_WC_WR_FLUSH_ERR,
+		.qp = &qp->ibqp,
+	};
+
+	if (wc.status == IB_WC_SUCCESS && !(wqe->flags & SROCE_SEND_SIGNALED))
+		return;
+	sroce_cq_post(qp->scq, &wc, false);
+}
+
+/**
+ * sroce_qp_flush_sq() - complete every outstanding send work request of an
+ *	ERR QP with IB_WC_WR_FLUSH_ERR
+ * @qp: the QP
+ *
+ * Work requests whose outcome is already known complete with it first.
+ *
+ * Context: Any context; must not hold qp->sq.lock. Takes it.
+ */
+void sroce_qp_flush_sq(struct sroce_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	if (qp->sq.ring.buf)
+		sroce_sq_fetch(qp);
+	sroce_comp_retire(qp);
+	while (qp->sq.cons != qp->sq.prod) {
+		sroce_flush_one_send(qp,
+				     &qp->sq.wqe[qp->sq.cons & (qp->sq.num_slots - 1)]);
+		qp->sq.cons++;
+	}
+	qp->req.idx = qp->sq.cons;
+	if (qp->sq.ring.buf) {
+		qp->sq.ring.cons = qp->sq.cons;
+		sroce_ring_publish_cons(&qp->sq.ring);
+	}
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
+/**
+ * sroce_qp_flush_rq() - complete every posted receive work request of an
+ *	ERR QP with IB_WC_WR_FLUSH_ERR
+ * @qp: the QP; a QP on an SRQ leaves the SRQ's requests alone and raises
+ *	IB_EVENT_QP_LAST_WQE_REACHED
+ *
+ * Context: Any context but hardirq. Takes qp->resp.lock.
+ */
+void sroce_qp_flush_rq(struct sroce_qp *qp)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+	};
+	struct sroce_rwqe *wqe;
+	bool last_wqe;
+	int err;
+
+	wqe = kmalloc(sizeof(*wqe), GFP_ATOMIC);
+	if (!wqe)
+		return;
+	spin_lock_bh(&qp->resp.lock);
+	last_wqe = qp->srq && !qp->resp.last_wqe;
+	qp->resp.last_wqe = true;
+	if (qp->resp.have_wqe) {
+		qp->resp.have_wqe = false;
+		wc.wr_id = qp->resp.wqe.wr_id;
+		sroce_cq_post(qp->rcq, &wc, false);
+	}
+	while (!qp->srq && sroce_rq_take(qp, &qp->rq, wqe, &err)) {
+		wc.wr_id = wqe->wr_id;
+		sroce_cq_post(qp->rcq, &wc, false);
+	}
+	spin_unlock_bh(&qp->resp.lock);
+	kfree(wqe);
+	/* The SRQ's requests stay for other QPs; this one takes no more. */
+	if (last_wqe)
+		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
