@@ -11,12 +11,19 @@
  *  - The receive entry point (encap_rcv of the sockets).
  */
 #include <linux/if_arp.h>
+#include <linux/inetdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/route.h>
 
 #include "hdr.h"
+#include "icrc.h"
 #include "sroce.h"
 
 /**
@@ -73,22 +80,6 @@ static struct sroce_dev *sroce_net_lookup_locked(struct net_device *ndev)
 	return NULL;
 }
 
-/*
- * Nothing past the device lookup exists yet: the receive pipeline (header
- * validation, ICRC, QP demultiplexing) arrives with the queue pairs.  Until
- * then every datagram is counted and dropped.
- */
-static void sroce_net_rx(struct sroce_dev *sdev, struct sk_buff *skb)
-{
-	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
-	if (skb->len < sizeof(struct udphdr) + sizeof(struct sroce_bth) +
-		       SROCE_ICRC_SIZE)
-		sroce_count(sdev, SROCE_CNT_RX_DROP_SHORT);
-	else
-		sroce_count(sdev, SROCE_CNT_RX_DROP_NO_QP);
-	kfree_skb(skb);
-}
-
 /* encap_rcv of the UDP 4791 sockets.  Softirq; consumes the skb. */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
@@ -98,7 +89,7 @@ static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	sdev = sroce_net_lookup_rcu(skb->dev);
 	if (sdev && ib_device_try_get(&sdev->ibdev)) {
 		rcu_read_unlock();
-		sroce_net_rx(sdev, skb);
+		sroce_rx(sdev, skb);
 		ib_device_put(&sdev->ibdev);
 		return 0;
 	}
@@ -241,6 +232,7 @@ int sroce_net_bind(struct sroce_dev *sdev, struct net_device *ndev)
 	}
 	sdev->snet = snet;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
+	WRITE_ONCE(sdev->net, dev_net(ndev));
 	rcu_assign_pointer(sdev->ndev, ndev);
 	hash_add_rcu(sroce_ndev_table, &sdev->bind_node, (unsigned long)ndev);
 	sdev->bound = true;
@@ -422,4 +414,258 @@ void sroce_net_uninit(void)
 	unregister_netdevice_notifier(&sroce_netdev_notifier);
 	unregister_pernet_subsys(&sroce_net_ops);
 	synchronize_net();
+}
+
+/* The headroom every RoCEv2 packet needs below its BTH. */
+static unsigned int sroce_net_headroom(struct net_device *ndev)
+{
+	return LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
+	       sizeof(struct udphdr);
+}
+
+/**
+ * sroce_net_alloc_skb() - allocate a packet for the device's netdev
+ * @sdev: the device
+ * @len: bytes from the BTH to the end of the ICRC
+ *
+ * Context: Any context.
+ * Return: an skb with room for the link, IP and UDP headers below @len
+ * bytes of (uninitialised) data, or NULL.
+ */
+struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len)
+{
+	struct net_device *ndev;
+	struct sk_buff *skb = NULL;
+	unsigned int room;
+
+	rcu_read_lock();
+	ndev = rcu_dereference(sdev->ndev);
+	if (ndev) {
+		room = sroce_net_headroom(ndev);
+		skb = alloc_skb(room + len + ndev->needed_tailroom, GFP_ATOMIC);
+		if (skb) {
+			skb_reserve(skb, room);
+			skb_put(skb, len);
+		}
+	}
+	rcu_read_unlock();
+	return skb;
+}
+
+static void sroce_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *uh;
+
+	uh = skb_push(skb, sizeof(*uh));
+	uh->source = htons(sport);
+	uh->dest = htons(ROCE_V2_UDP_DPORT);
+	uh->len = htons(skb->len);
+	uh->check = 0;	/* the ICRC protects the payload */
+	skb_reset_transport_header(skb);
+}
+
+static void sroce_push_ip4(struct net *net, struct sk_buff *skb,
+			   const struct sroce_av *av, __be32 saddr,
+			   __be32 daddr)
+{
+	struct iphdr *iph;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->tos;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->ttl;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	__ip_select_ident(net, iph, 1);
+	ip_send_check(iph);
+	skb->protocol = htons(ETH_P_IP);
+}
+
+static void sroce_push_ip6(struct sk_buff *skb, const struct sroce_av *av)
+{
+	struct ipv6hdr *ip6h;
+	unsigned int paylen = skb->len;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, av->tos, htonl(av->flow_label));
+	ip6h->payload_len = htons(paylen);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->ttl;
+	ip6h->saddr = av->saddr;
+	ip6h->daddr = av->daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+}
+
+static void sroce_put_icrc(struct sk_buff *skb)
+{
+	__le32 icrc = sroce_icrc(skb);
+
+	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
+}
+
+/*
+ * A packet for an address of this host: hand it to the receive path of the
+ * sroce device that owns the address, without the IP stack, as the wire
+ * would deliver it (headers and ICRC included).
+ */
+static int sroce_net_deliver_local(struct net *net, const struct sroce_av *av,
+				   struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = NULL, *d;
+	struct net_device *ndev;
+	int bkt;
+
+	rcu_read_lock();
+	if (av->network_type == RDMA_NETWORK_IPV4) {
+		ndev = __ip_dev_find(net, av->daddr.s6_addr32[3], false);
+		sdev = ndev ? sroce_net_lookup_rcu(ndev) : NULL;
+	} else {
+		hash_for_each_rcu(sroce_ndev_table, bkt, d, bind_node) {
+			ndev = rcu_dereference(d->ndev);
+			if (ndev && dev_net(ndev) == net &&
+			    ipv6_chk_addr(net, &av->daddr, ndev, 0)) {
+				sdev = d;
+				break;
+			}
+		}
+	}
+	if (!sdev || !ib_device_try_get(&sdev->ibdev)) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		return -EHOSTUNREACH;
+	}
+	rcu_read_unlock();
+	skb_pull(skb, skb_transport_offset(skb));
+	sroce_rx(sdev, skb);
+	ib_device_put(&sdev->ibdev);
+	return 0;
+}
+
+static int sroce_xmit4(struct net *net, struct net_device *ndev,
+		       struct sroce_qp *qp, const struct sroce_av *av,
+		       struct sk_buff *skb, u16 sport)
+{
+	__be32 saddr = av->saddr.s6_addr32[3];
+	__be32 daddr = av->daddr.s6_addr32[3];
+	struct rtable *rt = NULL;
+	struct flowi4 fl4 = {
+		.flowi4_oif = ndev->ifindex,
+		.flowi4_tos = RT_TOS(av->tos),
+		.flowi4_proto = IPPROTO_UDP,
+		.saddr = saddr,
+		.daddr = daddr,
+	};
+
+	if (qp)
+		rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt)) {
+			kfree_skb(skb);
+			return PTR_ERR(rt);
+		}
+		if (qp && rt->rt_type != RTN_LOCAL)
+			dst_cache_set_ip4(&qp->dst_cache, &rt->dst, saddr);
+	}
+	sroce_push_udp(skb, sport);
+	sroce_push_ip4(net, skb, av, saddr, daddr);
+	sroce_put_icrc(skb);
+	if (rt->rt_type == RTN_LOCAL) {
+		ip_rt_put(rt);
+		return sroce_net_deliver_local(net, av, skb);
+	}
+	skb_dst_set(skb, &rt->dst);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	return net_xmit_eval(ip_local_out(net, NULL, skb));
+}
+
+static int sroce_xmit6(struct net *net, struct net_device *ndev,
+		       struct sroce_qp *qp, const struct sroce_av *av,
+		       struct sk_buff *skb, u16 sport)
+{
+	struct dst_entry *dst = NULL;
+	struct flowi6 fl6 = {
+		.flowi6_oif = ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.saddr = av->saddr,
+		.daddr = av->daddr,
+	};
+	bool local;
+
+	if (qp)
+		dst = dst_cache_get(&qp->dst_cache);
+	if (!dst) {
+		dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
+		if (IS_ERR(dst)) {
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		if (qp && !(dst->dev->flags & IFF_LOOPBACK))
+			dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
+	}
+	local = dst->dev->flags & IFF_LOOPBACK;
+	sroce_push_udp(skb, sport);
+	sroce_push_ip6(skb, av);
+	sroce_put_icrc(skb);
+	if (local) {
+		dst_release(dst);
+		return sroce_net_deliver_local(net, av, skb);
+	}
+	skb_dst_set(skb, dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	return net_xmit_eval(ip6_local_out(net, NULL, skb));
+}
+
+/**
+ * sroce_net_xmit() - send a RoCEv2 packet
+ * @sdev: the device sending
+ * @qp: the QP sending, whose route cache and UDP source port are used; NULL
+ *	for packets without a QP's route (UD destinations)
+ * @av: the destination
+ * @skb: the packet from the BTH to the ICRC field, from
+ *	sroce_net_alloc_skb(); consumed
+ *
+ * Adds the UDP and IP headers and the ICRC and sends the packet through
+ * the IP stack of the device's namespace; a packet for an address of this
+ * host goes straight to the owning device's receive path instead.
+ *
+ * Context: Process or softirq context (not hardirq, not with interrupts
+ * off).
+ * Return: 0, or a negative errno if the packet was dropped.
+ */
+int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_qp *qp,
+		   const struct sroce_av *av, struct sk_buff *skb)
+{
+	u16 sport = qp ? qp->sport : IB_ROCE_UDP_ENCAP_VALID_PORT_MIN;
+	struct net_device *ndev;
+	struct net *net;
+	int err;
+
+	local_bh_disable();
+	rcu_read_lock();
+	ndev = rcu_dereference(sdev->ndev);
+	if (!ndev) {
+		rcu_read_unlock();
+		kfree_skb(skb);
+		err = -ENODEV;
+		goto out;
+	}
+	net = dev_net(ndev);
+	skb->dev = ndev;
+	skb->priority = rt_tos2priority(av->tos);
+	if (av->network_type == RDMA_NETWORK_IPV4)
+		err = sroce_xmit4(net, ndev, qp, av, skb, sport);
+	else
+		err = sroce_xmit6(net, ndev, qp, av, skb, sport);
+	rcu_read_unlock();
+out:
+	local_bh_enable();
+	sroce_count(sdev, err ? SROCE_CNT_TX_ERRORS : SROCE_CNT_TX_PACKETS);
+	return err;
 }

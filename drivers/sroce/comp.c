@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * comp.c - the completer: what RC responses (ACKs, NAKs, READ responses,
+ * atomic acknowledgements) and timeouts do to the send queue, and the
+ * in-order retirement of work requests into completions.
+ *
+ * It runs in softirq when a response arrives and from the QP's timers,
+ * under qp->sq.lock.  A response is only accepted for a PSN the requester
+ * has sent and not yet seen acknowledged.  Work requests complete strictly
+ * in order (sroce_comp_retire()); a READ or an atomic only completes on its
+ * own responses, never implicitly.
+ *
+ * The responder of the peer never sends an ACK ahead of a READ response it
+ * still owes (resp.c), so an ACK or NAK for a PSN past an unfinished READ
+ * means the READ's responses were lost: the READ is asked again from its
+ * first missing packet.
+ */
+#include "hdr.h"
+#include "opcode.h"
+#include "sroce.h"
+
+/* What the completer asks for once it has dropped the lock. */
+enum sroce_comp_after {
+	SROCE_COMP_NOTHING = 0,
+	SROCE_COMP_KICK = BIT(0),	/* run the requester */
+	SROCE_COMP_FAIL = BIT(1),	/* the QP failed */
+};
+
+static struct sroce_swqe *sroce_comp_wqe(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->sq.wqe[idx & (qp->sq.num_slots - 1)];
+}
+
+static bool sroce_comp_is_rd_atomic(const struct sroce_swqe *w)
+{
+	return w->opcode == IB_WR_RDMA_READ ||
+	       w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/**
+ * sroce_comp_timeout() - the local ACK timeout in jiffies
+ * @qp: the QP (timeout attribute non-zero)
+ *
+ * Context: Any context.
+ * Return: 4.096 us * 2^timeout, at least one jiffy.
+ */
+unsigned long sroce_comp_timeout(struct sroce_qp *qp)
+{
+	return nsecs_to_jiffies(4096ULL << qp->timeout) + 1;
+}
+
+/* RNR NAK timer codes in units of 10 us (IBTA table 45, by its pattern). */
+static unsigned int sroce_rnr_10us(u8 code)
+{
+	if (!code)
+		return 65536;
+	if (code == 1)
+		return 1;
+	return (2 + (code & 1)) << ((code - 2) / 2);
+}
+
+static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
+{
+	switch (wr_opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+static void sroce_comp_post(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	struct ib_wc wc = {
+		.wr_id = w->wr_id,
+		.status = w->status,
+		.opcode = sroce_wc_opcode(w->opcode),
+		.qp = &qp->ibqp,
+	};
+
+	if (w->status == IB_WC_SUCCESS && !(w->flags & SROCE_SEND_SIGNALED))
+		return;
+	if (w->status == IB_WC_SUCCESS && sroce_comp_is_rd_atomic(w))
+		wc.byte_len = w->length;
+	sroce_cq_post(qp->scq, &wc, false);
+}
+
+/**
+ * sroce_comp_retire() - complete, in order, the work requests whose outcome
+ *	is known
+ * @qp: the QP
+ *
+ * Posts their completions (unsignaled successes complete silently), gives
+ * their slots back and, in SQD, raises IB_EVENT_SQ_DRAINED once nothing
+ * sent is outstanding.
+ *
+ * Context: Any context. Caller holds qp->sq.lock.
+ */
+void sroce_comp_retire(struct sroce_qp *qp)
+{
+	struct sroce_swqe *w;
+	u32 old = qp->sq.cons;
+
+	lockdep_assert_held(&qp->sq.lock);
+	while (qp->sq.cons != qp->sq.prod) {
+		w = sroce_comp_wqe(qp, qp->sq.cons);
+		if (w->state != SROCE_WQE_DONE)
+			break;
+		sroce_comp_post(qp, w);
+		qp->sq.cons++;
+	}
+	/* Retiring a work request refused when fetched passes the requester. */
+	if (qp->req.idx - qp->sq.cons > qp->sq.prod - qp->sq.cons)
+		qp->req.idx = qp->sq.cons;
+	if (qp->sq.ring.buf && old != qp->sq.cons) {
+		qp->sq.ring.cons = qp->sq.cons;
+		sroce_ring_publish_cons(&qp->sq.ring);
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_SQD && !qp->comp.drained &&
+	    qp->sq.cons == qp->req.idx) {
+		qp->comp.drained = true;
+		sroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+	}
+}
+
+/* Progress: the retry counters start over and the timer restarts. */
+static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	qp->comp.psn = next_psn;
+	qp->comp.progress = true;
+	qp->comp.retry_left = qp->retry_cnt;
+	qp->comp.rnr_left = qp->rnr_retry;
+	if (qp->comp.psn == qp->req.psn)
+		timer_delete(&qp->retrans_timer);
+	else if (qp->timeout)
+		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+}
+
+/*
+ * Mark done the SEND and WRITE work requests all of whose packets are
+ * acknowledged by @psn (inclusive).  Returns the first sent work request
+ * that is not done: one partly acknowledged, or a READ or atomic waiting
+ * for its responses; NULL when nothing sent is outstanding.
+ */
+static struct sroce_swqe *sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_swqe *w;
+	u32 idx;
+
+	for (idx = qp->sq.cons; idx != qp->sq.prod; idx++) {
+		w = sroce_comp_wqe(qp, idx);
+		if (w->state == SROCE_WQE_DONE)
+			continue;
+		if (w->state == SROCE_WQE_POSTED)
+			return NULL;
+		if (sroce_comp_is_rd_atomic(w) ||
+		    sroce_psn_diff(w->last_psn, psn) > 0)
+			return w;
+		w->state = SROCE_WQE_DONE;
+		w->status = IB_WC_SUCCESS;
+	}
+	return NULL;
+}
+
+/* Ask the requester to go back to @psn. */
+static int sroce_comp_retry(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_swqe *w;
+
+	lockdep_assert_held(&qp->sq.lock);
+	if (!qp->comp.retry_left) {
+		w = sroce_comp_wqe(qp, qp->sq.cons);
+		w->status = IB_WC_RETRY_EXC_ERR;
+		w->state = SROCE_WQE_DONE;
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		return SROCE_COMP_FAIL;
+	}
+	qp->comp.retry_left--;
+	qp->req.retry = true;
+	qp->req.retry_psn = psn;
+	return SROCE_COMP_KICK;
+}
+
+/* A work request fails on the responder's word. */
+static int sroce_comp_remote_error(struct sroce_qp *qp, struct sroce_swqe *w,
+				   u32 status)
+{
+	w->status = status;
+	w->state = SROCE_WQE_DONE;
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	return SROCE_COMP_FAIL;
+}
+
+static int sroce_comp_ack(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_swqe *w = sroce_comp_ack_upto(qp, psn);
+
+	if (w && sroce_comp_is_rd_atomic(w) &&
+	    sroce_psn_diff(psn, w->first_psn) >= 0) {
+		/* Acknowledged past a READ/atomic: its responses are lost. */
+		return sroce_comp_retry(qp, qp->comp.psn);
+	}
+	sroce_comp_progress(qp, sroce_psn_add(psn, 1));
+	return SROCE_COMP_KICK;
+}
+
+static int sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 code)
+{
+	struct sroce_swqe *w;
+
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RNR_NAKS_RCVD);
+	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
+	if (!w)
+		return SROCE_COMP_NOTHING;
+	if (sroce_psn_diff(psn, qp->comp.psn) > 0)
+		sroce_comp_progress(qp, psn);
+	if (qp->rnr_retry != 7) {
+		if (!qp->comp.rnr_left)
+			return sroce_comp_remote_error(qp, w,
+						       IB_WC_RNR_RETRY_EXC_ERR);
+		qp->comp.rnr_left--;
+	}
+	qp->comp.psn = psn;
+	qp->comp.rnr_wait = true;
+	qp->req.retry = true;
+	qp->req.retry_psn = psn;
+	timer_delete(&qp->retrans_timer);
+	mod_timer(&qp->rnr_timer,
+		  jiffies + usecs_to_jiffies(sroce_rnr_10us(code) * 10) + 1);
+	return SROCE_COMP_NOTHING;
+}
+
+static int sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
+{
+	static const u32 status[] = {
+		[SROCE_NAK_INVALID_REQ] = IB_WC_REM_INV_REQ_ERR,
+		[SROCE_NAK_REM_ACCESS] = IB_WC_REM_ACCESS_ERR,
+		[SROCE_NAK_REM_OP] = IB_WC_REM_OP_ERR,
+		[SROCE_NAK_INVALID_RD] = IB_WC_REM_INV_RD_REQ_ERR,
+	};
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	struct sroce_swqe *w;
+
+	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
+	if (!w)
+		return SROCE_COMP_NOTHING;
+	if (code == SROCE_NAK_PSN_SEQ_ERR) {
+		sroce_count(sdev, SROCE_CNT_SEQ_NAKS_RCVD);
+		if (sroce_psn_diff(psn, qp->comp.psn) > 0)
+			sroce_comp_progress(qp, psn);
+		return sroce_comp_retry(qp, psn);
+	}
+	sroce_count(sdev, SROCE_CNT_ERR_NAKS_RCVD);
+	return sroce_comp_remote_error(qp, w, code < ARRAY_SIZE(status) &&
+				       status[code] ? status[code] :
+				       IB_WC_REM_OP_ERR);
+}
+
+static int sroce_comp_aeth(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	const struct sroce_aeth *aeth = (void *)pkt->bth + pkt->info->off_aeth;
+	u8 syndrome = sroce_aeth_syndrome(aeth);
+
+	switch (syndrome & SROCE_AETH_TYPE_MASK) {
+	case SROCE_AETH_ACK:
+		return sroce_comp_ack(qp, pkt->psn);
+	case SROCE_AETH_RNR_NAK:
+		return sroce_comp_rnr(qp, pkt->psn,
+				      syndrome & SROCE_AETH_CODE_MASK);
+	case SROCE_AETH_NAK:
+		return sroce_comp_nak(qp, pkt->psn,
+				      syndrome & SROCE_AETH_CODE_MASK);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The READ or atomic work request a response is for, or NULL. */
+static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
+						      u32 psn, int *after)
+{
+	struct sroce_swqe *w;
+
+	*after = SROCE_COMP_NOTHING;
+	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
+	if (!w || !sroce_comp_is_rd_atomic(w) ||
+	    sroce_psn_diff(psn, w->first_psn) < 0 ||
+	    sroce_psn_diff(psn, w->last_psn) > 0)
+		return NULL;
+	if (psn != qp->comp.psn) {
+		/* A gap in the responses: ask again from the first missing. */
+		*after = sroce_comp_retry(qp, qp->comp.psn);
+		return NULL;
+	}
+	return w;
+}
+
+static bool sroce_comp_read_shape_ok(struct sroce_qp *qp,
+				     const struct sroce_swqe *w,
+				     struct sroce_pkt *pkt, u32 offset)
+{
+	u32 flags = pkt->info->flags, want;
+
+	if (pkt->psn == w->first_psn && pkt->psn == w->last_psn)
+		want = SROCE_OPF_ONLY;
+	else if (pkt->psn == w->first_psn)
+		want = SROCE_OPF_FIRST;
+	else if (pkt->psn == w->last_psn)
+		want = SROCE_OPF_LAST;
+	else
+		want = SROCE_OPF_MIDDLE;
+	if (!(flags & want) || !(flags & SROCE_OPF_READ))
+		return false;
+	if (flags & SROCE_OPF_END)
+		return pkt->paylen == w->length - offset;
+	return pkt->paylen == qp->pmtu;
+}
+
+static int sroce_comp_read(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	u32 slot, offset;
+	struct sroce_swqe *w;
+	int after;
+
+	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &after);
+	if (!w || w->opcode != IB_WR_RDMA_READ)
+		return after ? after : -EINVAL;
+	offset = ((pkt->psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
+	if (!sroce_comp_read_shape_ok(qp, w, pkt, offset))
+		return -EINVAL;
+	slot = (w - qp->sq.wqe);
+	if (sroce_sge_copy(qp, qp->sq.sges + (size_t)slot * qp->sq.max_sge,
+			   w->num_sge, offset, pkt->payload, pkt->paylen,
+			   SROCE_TO_MR))
+		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
+	if (pkt->psn == w->last_psn) {
+		w->state = SROCE_WQE_DONE;
+		w->status = IB_WC_SUCCESS;
+		qp->req.rd_atomic--;
+	}
+	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
+	return SROCE_COMP_KICK;
+}
+
+static int sroce_comp_atomic(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	const struct sroce_atmack *ack;
+	struct sroce_swqe *w;
+	u64 orig;
+	u32 slot;
+	int after;
+
+	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &after);
+	if (!w || w->opcode == IB_WR_RDMA_READ)
+		return after ? after : -EINVAL;
+	ack = (void *)pkt->bth + pkt->info->off_atmack;
+	orig = be64_to_cpu(ack->orig);
+	slot = (w - qp->sq.wqe);
+	if (sroce_sge_copy(qp, qp->sq.sges + (size_t)slot * qp->sq.max_sge,
+			   w->num_sge, 0, &orig, sizeof(orig), SROCE_TO_MR))
+		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
+	w->state = SROCE_WQE_DONE;
+	w->status = IB_WC_SUCCESS;
+	qp->req.rd_atomic--;
+	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
+	return SROCE_COMP_KICK;
+}
+
+static int sroce_comp_dispatch(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	u8 op = pkt->opcode & SROCE_OP_MASK;
+
+	lockdep_assert_held(&qp->sq.lock);
+	if (sroce_psn_diff(pkt->psn, qp->comp.psn) < 0 ||
+	    sroce_psn_diff(pkt->psn, qp->req.psn) >= 0)
+		return -EINVAL;
+	if (op == SROCE_OP_ACK)
+		return sroce_comp_aeth(qp, pkt);
+	if (pkt->info->flags & SROCE_OPF_AETH) {
+		/* A response's AETH must say ACK. */
+		if (sroce_aeth_syndrome((void *)pkt->bth +
+					pkt->info->off_aeth) &
+		    SROCE_AETH_TYPE_MASK)
+			return -EINVAL;
+	}
+	if (op == SROCE_OP_ATOMIC_ACK)
+		return sroce_comp_atomic(qp, pkt);
+	return sroce_comp_read(qp, pkt);
+}
+
+static void sroce_comp_finish(struct sroce_qp *qp, int after)
+{
+	if (after & SROCE_COMP_FAIL)
+		sroce_qp_error(qp, 0);
+	else if (after & SROCE_COMP_KICK)
+		sroce_qp_sched_req(qp);
+}
+
+/**
+ * sroce_comp_rcv() - a response for an RC QP's requester
+ * @pkt: the packet, validated by rx.c
+ *
+ * Context: Softirq, or process context with BH disabled.
+ */
+void sroce_comp_rcv(struct sroce_pkt *pkt)
+{
+	struct sroce_qp *qp = pkt->qp;
+	unsigned long flags;
+	int after;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
+		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QP_TYPE);
+		return;
+	}
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	after = qp->dead ? -EINVAL : sroce_comp_dispatch(qp, pkt);
+	if (after < 0) {
+		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_RESP);
+		after = SROCE_COMP_NOTHING;
+	}
+	sroce_comp_retire(qp);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	sroce_comp_finish(qp, after);
+}
+
+static int sroce_comp_timeout_locked(struct sroce_qp *qp)
+{
+	u8 state = READ_ONCE(qp->state);
+
+	lockdep_assert_held(&qp->sq.lock);
+	if (qp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
+	    qp->comp.psn == qp->req.psn || qp->comp.rnr_wait)
+		return SROCE_COMP_NOTHING;
+	if (qp->comp.progress) {
+		qp->comp.progress = false;
+		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+		return SROCE_COMP_NOTHING;
+	}
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TIMEOUTS);
+	return sroce_comp_retry(qp, qp->comp.psn);
+}
+
+/**
+ * sroce_comp_retrans_timer() - the local ACK timeout expired
+ * @t: qp->retrans_timer
+ *
+ * Without progress since it was armed, the requester goes back to the
+ * oldest unacknowledged packet, or the oldest work request fails with
+ * IB_WC_RETRY_EXC_ERR once retry_cnt retries are spent.
+ *
+ * Context: Softirq (timer).
+ */
+void sroce_comp_retrans_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = sroce_timer_container(qp, t, retrans_timer);
+	unsigned long flags;
+	int after;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	after = sroce_comp_timeout_locked(qp);
+	if (after == SROCE_COMP_KICK)
+		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+	sroce_comp_retire(qp);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	sroce_comp_finish(qp, after);
+}
+
+/**
+ * sroce_comp_rnr_timer() - an RNR NAK's wait is over
+ * @t: qp->rnr_timer
+ *
+ * Context: Softirq (timer).
+ */
+void sroce_comp_rnr_timer(struct timer_list *t)
+{
+	struct sroce_qp *qp = sroce_timer_container(qp, t, rnr_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->comp.rnr_wait = false;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	sroce_qp_sched_req(qp);
+}

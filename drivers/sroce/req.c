@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * req.c - the requester: turns send work requests into request packets.
+ *
+ * It runs only from the QP's req_work, so it never runs concurrently with
+ * itself; what it shares with the completer (which runs in softirq when
+ * responses arrive) is guarded by qp->sq.lock.  Each packet is decided and
+ * built under the lock and sent after it is dropped, so the receive path
+ * (for loopback, called from the send itself) can take the QP's locks.
+ *
+ * One step decides the next packet: take new user WQEs, go back if the
+ * completer asked for a retry, then check the limits (SQ drain, fences,
+ * outstanding READ/atomic credits, the window of unacknowledged packets)
+ * and build the packet for the work request's kind.  A work request whose
+ * packets are all sent is SENT (RC: the completer finishes it) or DONE (UC,
+ * UD: nothing acknowledges it).
+ */
+#include <linux/skbuff.h>
+
+#include "hdr.h"
+#include "opcode.h"
+#include "sroce.h"
+
+/* Packets one run of the work sends before it yields. */
+#define SROCE_REQ_BUDGET 64
+
+enum sroce_req_step {
+	SROCE_REQ_PACKET,	/* a packet was built */
+	SROCE_REQ_IDLE,		/* nothing to send */
+	SROCE_REQ_STALLED,	/* waiting for the completer */
+	SROCE_REQ_FAILED,	/* the QP failed */
+};
+
+/**
+ * struct sroce_req_out - what one step produced
+ * @skb: the packet
+ * @av: its destination (copied: the WQE may be retired before it is sent)
+ */
+struct sroce_req_out {
+	struct sk_buff *skb;
+	struct sroce_av av;
+};
+
+static struct sroce_swqe *sroce_req_wqe(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->sq.wqe[idx & (qp->sq.num_slots - 1)];
+}
+
+static bool sroce_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static u32 sroce_req_npkts(struct sroce_qp *qp, const struct sroce_swqe *w)
+{
+	if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		return 1;
+	return max_t(u32, 1, DIV_ROUND_UP(w->length, qp->pmtu));
+}
+
+static u8 sroce_req_transport(struct sroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UC:
+		return SROCE_TRANSPORT_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return SROCE_TRANSPORT_UD;
+	default:
+		return SROCE_TRANSPORT_RC;
+	}
+}
+
+static u8 sroce_req_opcode(struct sroce_qp *qp, const struct sroce_swqe *w,
+			   bool first, bool last)
+{
+	bool imm = w->opcode == IB_WR_SEND_WITH_IMM ||
+		   w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	u8 op;
+
+	if (w->opcode == IB_WR_SEND || w->opcode == IB_WR_SEND_WITH_IMM) {
+		if (first && last)
+			op = imm ? SROCE_OP_SEND_ONLY_IMM : SROCE_OP_SEND_ONLY;
+		else if (first)
+			op = SROCE_OP_SEND_FIRST;
+		else if (last)
+			op = imm ? SROCE_OP_SEND_LAST_IMM : SROCE_OP_SEND_LAST;
+		else
+			op = SROCE_OP_SEND_MIDDLE;
+	} else {
+		if (first && last)
+			op = imm ? SROCE_OP_WRITE_ONLY_IMM : SROCE_OP_WRITE_ONLY;
+		else if (first)
+			op = SROCE_OP_WRITE_FIRST;
+		else if (last)
+			op = imm ? SROCE_OP_WRITE_LAST_IMM : SROCE_OP_WRITE_LAST;
+		else
+			op = SROCE_OP_WRITE_MIDDLE;
+	}
+	return sroce_req_transport(qp) | op;
+}
+
+static void sroce_req_arm_timer(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	if (!qp->timeout || qp->ibqp.qp_type != IB_QPT_RC ||
+	    timer_pending(&qp->retrans_timer))
+		return;
+	qp->comp.progress = false;
+	mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+}
+
+/* A local error on @w: it completes with @status and the QP fails. */
+static enum sroce_req_step sroce_req_fail(struct sroce_qp *qp,
+					  struct sroce_swqe *w, u32 status)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	w->status = status;
+	w->state = SROCE_WQE_DONE;
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	return SROCE_REQ_FAILED;
+}
+
+static int sroce_req_copy_payload(struct sroce_qp *qp, u32 idx,
+				  struct sroce_swqe *w, u32 offset,
+				  void *payload, u32 len)
+{
+	u32 slot = idx & (qp->sq.num_slots - 1);
+
+	if (w->flags & SROCE_SEND_INLINE) {
+		memcpy(payload, qp->sq.inline_data +
+		       (size_t)slot * qp->sq.max_inline + offset, len);
+		return 0;
+	}
+	return sroce_sge_copy(qp, qp->sq.sges + (size_t)slot * qp->sq.max_sge,
+			      w->num_sge, offset, payload, len, SROCE_FROM_MR);
+}
+
+/* Fill the extension headers of a SEND or WRITE packet. */
+static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *w,
+				u8 opcode, u8 *hdrs)
+{
+	const struct sroce_opcode_info *info = sroce_opcode(opcode);
+	struct sroce_immdt *immdt;
+	struct sroce_deth *deth;
+	struct sroce_reth *reth;
+
+	if (info->flags & SROCE_OPF_RETH) {
+		reth = (void *)(hdrs + info->off_reth);
+		reth->va = cpu_to_be64(w->rdma.remote_addr);
+		reth->rkey = cpu_to_be32(w->rdma.rkey);
+		reth->length = cpu_to_be32(w->length);
+	}
+	if (info->flags & SROCE_OPF_IMMDT) {
+		immdt = (void *)(hdrs + info->off_immdt);
+		immdt->imm = w->imm;
+	}
+	if (info->flags & SROCE_OPF_DETH) {
+		deth = (void *)(hdrs + info->off_deth);
+		deth->qkey = cpu_to_be32(w->ud.remote_qkey);
+		deth->sqpn = cpu_to_be32(qp->ibqp.qp_num);
+	}
+}
+
+/* The next packet of a SEND or RDMA WRITE, any transport. */
+static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
+						struct sroce_swqe *w,
+						struct sroce_req_out *out)
+{
+	bool ud = sroce_req_transport(qp) == SROCE_TRANSPORT_UD;
+	u32 offset = qp->req.offset, dqpn, paylen, mtu = qp->pmtu;
+	bool first = !offset, last, ackreq;
+	void *hdrs, *payload;
+	u8 opcode;
+
+	if (ud) {
+		/* A UD message is one packet of at most the port's MTU. */
+		mtu = ib_mtu_enum_to_int(max_t(u32, IB_MTU_256,
+			READ_ONCE(sroce_qp_dev(qp)->active_mtu)));
+		if (w->length > mtu) {
+			/* It completes in error; the QP goes on. */
+			w->status = IB_WC_LOC_LEN_ERR;
+			w->state = SROCE_WQE_DONE;
+			qp->req.idx++;
+			return SROCE_REQ_PACKET;
+		}
+	}
+	paylen = min(w->length - offset, mtu);
+	last = offset + paylen == w->length;
+	opcode = sroce_req_opcode(qp, w, first, last);
+	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
+		 (last || qp->req.since_ackreq + 1 >= SROCE_ACKREQ_EVERY);
+	dqpn = ud ? w->ud.remote_qpn : qp->dest_qpn;
+	out->skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, paylen, dqpn,
+				  qp->req.psn, ackreq,
+				  last && (w->flags & SROCE_SEND_SOLICITED),
+				  &hdrs, &payload);
+	if (!out->skb)
+		return SROCE_REQ_STALLED;
+	if (sroce_req_copy_payload(qp, qp->req.idx, w, offset, payload,
+				   paylen)) {
+		kfree_skb(out->skb);
+		out->skb = NULL;
+		return sroce_req_fail(qp, w, IB_WC_LOC_PROT_ERR);
+	}
+	sroce_req_fill_hdrs(qp, w, opcode, hdrs);
+	out->av = ud ? w->ud.av : qp->av;
+	if (first) {
+		w->first_psn = qp->req.psn;
+		w->last_psn = sroce_psn_add(w->first_psn,
+					    sroce_req_npkts(qp, w) - 1);
+		w->state = SROCE_WQE_SENDING;
+	}
+	qp->req.since_ackreq = ackreq ? 0 : qp->req.since_ackreq + 1;
+	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+	qp->req.offset = offset + paylen;
+	if (last) {
+		w->state = qp->ibqp.qp_type == IB_QPT_RC ? SROCE_WQE_SENT :
+							   SROCE_WQE_DONE;
+		qp->req.idx++;
+		qp->req.offset = 0;
+	}
+	return SROCE_REQ_PACKET;
+}
+
+/* A READ request for what is left of @w from req.offset. */
+static enum sroce_req_step sroce_req_read(struct sroce_qp *qp,
+					  struct sroce_swqe *w,
+					  struct sroce_req_out *out)
+{
+	u8 opcode = SROCE_TRANSPORT_RC | SROCE_OP_READ_REQ;
+	u32 offset = qp->req.offset, left = w->length - offset;
+	struct sroce_reth *reth;
+	void *hdrs, *payload;
+	u32 npkts;
+
+	out->skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, 0,
+				  qp->dest_qpn, qp->req.psn, true, false,
+				  &hdrs, &payload);
+	if (!out->skb)
+		return SROCE_REQ_STALLED;
+	reth = hdrs + sroce_opcode(opcode)->off_reth;
+	reth->va = cpu_to_be64(w->rdma.remote_addr + offset);
+	reth->rkey = cpu_to_be32(w->rdma.rkey);
+	reth->length = cpu_to_be32(left);
+	out->av = qp->av;
+	npkts = max_t(u32, 1, DIV_ROUND_UP(left, qp->pmtu));
+	if (!offset) {
+		w->first_psn = qp->req.psn;
+		w->last_psn = sroce_psn_add(w->first_psn, npkts - 1);
+	}
+	if (w->state == SROCE_WQE_POSTED)
+		qp->req.rd_atomic++;
+	w->state = SROCE_WQE_SENT;
+	qp->req.psn = sroce_psn_add(qp->req.psn, npkts);
+	qp->req.since_ackreq = 0;
+	qp->req.idx++;
+	qp->req.offset = 0;
+	return SROCE_REQ_PACKET;
+}
+
+static enum sroce_req_step sroce_req_atomic(struct sroce_qp *qp,
+					    struct sroce_swqe *w,
+					    struct sroce_req_out *out)
+{
+	u8 opcode = SROCE_TRANSPORT_RC |
+		    (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ? SROCE_OP_CMP_SWAP :
+							    SROCE_OP_FETCH_ADD);
+	struct sroce_atmeth *atm;
+	void *hdrs, *payload;
+
+	out->skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, 0,
+				  qp->dest_qpn, qp->req.psn, true, false,
+				  &hdrs, &payload);
+	if (!out->skb)
+		return SROCE_REQ_STALLED;
+	atm = hdrs + sroce_opcode(opcode)->off_atmeth;
+	atm->va = cpu_to_be64(w->atomic.remote_addr);
+	atm->rkey = cpu_to_be32(w->atomic.rkey);
+	if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP) {
+		atm->swap_add = cpu_to_be64(w->atomic.swap);
+		atm->compare = cpu_to_be64(w->atomic.compare_add);
+	} else {
+		atm->swap_add = cpu_to_be64(w->atomic.compare_add);
+	}
+	out->av = qp->av;
+	w->first_psn = qp->req.psn;
+	w->last_psn = qp->req.psn;
+	if (w->state == SROCE_WQE_POSTED)
+		qp->req.rd_atomic++;
+	w->state = SROCE_WQE_SENT;
+	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+	qp->req.since_ackreq = 0;
+	qp->req.idx++;
+	return SROCE_REQ_PACKET;
+}
+
+/* Recount outstanding READ/atomic requests after a go-back. */
+static void sroce_req_recount(struct sroce_qp *qp)
+{
+	u32 idx;
+
+	qp->req.rd_atomic = 0;
+	for (idx = qp->sq.cons; idx != qp->req.idx; idx++)
+		if (sroce_is_rd_atomic(sroce_req_wqe(qp, idx)->opcode))
+			qp->req.rd_atomic++;
+}
+
+/* Go back to retry_psn: the work request holding it is sent again from
+ * that packet on, and every later one from its start.
+ */
+static void sroce_req_rewind(struct sroce_qp *qp)
+{
+	u32 idx, psn = qp->req.retry_psn;
+	struct sroce_swqe *w;
+
+	lockdep_assert_held(&qp->sq.lock);
+	qp->req.retry = false;
+	for (idx = qp->sq.cons; idx != qp->req.idx; idx++) {
+		w = sroce_req_wqe(qp, idx);
+		if (w->state == SROCE_WQE_DONE)
+			continue;
+		if (sroce_psn_diff(psn, w->last_psn) <= 0)
+			break;
+	}
+	if (idx == qp->req.idx)
+		return;
+	w = sroce_req_wqe(qp, idx);
+	if (sroce_psn_diff(psn, w->first_psn) < 0)
+		psn = w->first_psn;
+	if (sroce_is_rd_atomic(w->opcode))
+		w->state = SROCE_WQE_POSTED;
+	qp->req.idx = idx;
+	qp->req.psn = psn;
+	qp->req.offset = (psn - w->first_psn) & SROCE_24BIT_MASK;
+	qp->req.offset *= qp->pmtu;
+	qp->req.since_ackreq = 0;
+	for (; idx != qp->sq.prod; idx++) {
+		w = sroce_req_wqe(qp, idx);
+		if (w->state != SROCE_WQE_DONE && idx != qp->req.idx)
+			w->state = SROCE_WQE_POSTED;
+	}
+	sroce_req_recount(qp);
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRANSMITS);
+}
+
+/* May the work request at req.idx send its next packet now? */
+static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *w)
+{
+	bool fresh = w->state == SROCE_WQE_POSTED && !qp->req.offset;
+
+	if (fresh && READ_ONCE(qp->state) == IB_QPS_SQD)
+		return false;
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return true;
+	if (qp->comp.rnr_wait)
+		return false;
+	if (fresh && (w->flags & SROCE_SEND_FENCE) && qp->req.rd_atomic)
+		return false;
+	if (fresh && sroce_is_rd_atomic(w->opcode) &&
+	    qp->req.rd_atomic >= qp->max_rd_atomic)
+		return false;
+	return sroce_psn_diff(qp->req.psn, qp->comp.psn) < SROCE_MAX_INFLIGHT;
+}
+
+static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
+					  struct sroce_req_out *out)
+{
+	u8 state = READ_ONCE(qp->state);
+	struct sroce_swqe *w;
+
+	lockdep_assert_held(&qp->sq.lock);
+	if (qp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD))
+		return SROCE_REQ_IDLE;
+	if (qp->is_user && sroce_sq_fetch(qp)) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		return SROCE_REQ_FAILED;
+	}
+	if (qp->req.retry)
+		sroce_req_rewind(qp);
+	if (qp->req.idx == qp->sq.prod)
+		return SROCE_REQ_IDLE;
+	w = sroce_req_wqe(qp, qp->req.idx);
+	if (w->state == SROCE_WQE_DONE)	/* refused when fetched */
+		return SROCE_REQ_FAILED;
+	if (!sroce_req_may_send(qp, w))
+		return SROCE_REQ_STALLED;
+	switch (w->opcode) {
+	case IB_WR_RDMA_READ:
+		return sroce_req_read(qp, w, out);
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return sroce_req_atomic(qp, w, out);
+	default:
+		return sroce_req_send_write(qp, w, out);
+	}
+}
+
+/* One step under the lock; the packet goes out after it. */
+static enum sroce_req_step sroce_req_once(struct sroce_qp *qp)
+{
+	struct sroce_req_out out = {};
+	enum sroce_req_step step;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	step = sroce_req_step(qp, &out);
+	if (step == SROCE_REQ_PACKET)
+		sroce_req_arm_timer(qp);
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		sroce_comp_retire(qp);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (out.skb)
+		sroce_net_xmit(sroce_qp_dev(qp), qp, &out.av, out.skb);
+	return step;
+}
+
+/**
+ * sroce_req_work() - the requester's work item
+ * @work: qp->req_work; the work holds a QP reference
+ *
+ * Sends up to a budget of packets, then yields by requeueing itself.
+ *
+ * Context: Process context (sroce_wq).
+ */
+void sroce_req_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, req_work);
+	enum sroce_req_step step = SROCE_REQ_PACKET;
+	int budget = SROCE_REQ_BUDGET;
+
+	while (budget-- && step == SROCE_REQ_PACKET)
+		step = sroce_req_once(qp);
+	if (step == SROCE_REQ_PACKET)
+		sroce_qp_sched_req(qp);
+	else if (step == SROCE_REQ_FAILED)
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+	sroce_qp_put(qp);
+}

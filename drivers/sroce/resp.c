@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * resp.c - the responder: executes incoming requests (SEND, RDMA WRITE,
+ * RDMA READ, atomics) against the QP's receive queue and registered
+ * memory, and answers them (ACK, NAK, READ responses, atomic ACKs).
+ *
+ * Requests are handled in softirq as they arrive, under qp->resp.lock;
+ * the packets they produce are collected and sent after the lock is
+ * dropped.  READ responses, possibly many packets, are sent by the
+ * responder's work from process context; while any response is owed,
+ * atomic ACKs and ACK/NAKs are held back and sent by the work after it, so
+ * that the requester sees responses in PSN order.
+ *
+ * RC packet handling: PSN check (ahead: one sequence-error NAK per gap;
+ * behind: a duplicate, re-acknowledged or replayed from the responder
+ * resources, never executed twice), opcode sequence, then the operation.
+ * A request that cannot be executed is NAKed and fails the QP (an RNR NAK
+ * only makes the requester wait).
+ */
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "hdr.h"
+#include "opcode.h"
+#include "sroce.h"
+
+/* resp.last_opcode between messages. */
+#define SROCE_NO_OPCODE 0xff
+
+/* Bytes of network header UD receive buffers start with. */
+#define SROCE_GRH_BYTES 40
+
+enum sroce_resp_verdict {
+	SROCE_RESP_DONE,	/* executed */
+	SROCE_RESP_RNR,		/* no receive WQE: RNR NAK */
+	SROCE_RESP_NAK_INVALID,	/* NAK invalid request, QP fails */
+	SROCE_RESP_NAK_ACCESS,	/* NAK remote access error, QP fails */
+	SROCE_RESP_NAK_OP,	/* NAK remote operational error, QP fails */
+	SROCE_RESP_DROP,	/* silently dropped (UC, UD) */
+};
+
+static u8 sroce_resp_op(const struct sroce_pkt *pkt)
+{
+	return pkt->opcode & SROCE_OP_MASK;
+}
+
+static void *sroce_resp_hdr(const struct sroce_pkt *pkt, u8 off)
+{
+	return (u8 *)pkt->bth + off;
+}
+
+/* Build an ACK-family packet: ACK/NAK, or an atomic ACK with @orig. */
+static struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome,
+					  u32 psn, bool atomic, u64 orig)
+{
+	u8 opcode = SROCE_TRANSPORT_RC |
+		    (atomic ? SROCE_OP_ATOMIC_ACK : SROCE_OP_ACK);
+	const struct sroce_opcode_info *info = sroce_opcode(opcode);
+	struct sroce_atmack *atmack;
+	struct sroce_aeth *aeth;
+	void *hdrs, *payload;
+	struct sk_buff *skb;
+
+	skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, 0, qp->dest_qpn,
+			     psn, false, false, &hdrs, &payload);
+	if (!skb)
+		return NULL;
+	aeth = hdrs + info->off_aeth;
+	aeth->smsn = sroce_aeth_pack(syndrome, qp->resp.msn);
+	if (atomic) {
+		atmack = hdrs + info->off_atmack;
+		atmack->orig = cpu_to_be64(orig);
+	}
+	return skb;
+}
+
+/* Send an ACK or NAK now, or hold it back behind queued responses. */
+static void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
+			   struct sk_buff_head *out)
+{
+	struct sroce_resp_ack *p = &qp->resp.pending;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&qp->resp.lock);
+	if (qp->resp.queued) {
+		/* A NAK already held back is not overridden by an ACK. */
+		if (!p->valid || (p->syndrome & SROCE_AETH_TYPE_MASK) ==
+				 SROCE_AETH_ACK) {
+			p->valid = true;
+			p->syndrome = syndrome;
+			p->psn = psn;
+		}
+		return;
+	}
+	skb = sroce_resp_ack_skb(qp, syndrome, psn, false, 0);
+	if (skb)
+		__skb_queue_tail(out, skb);
+}
+
+static void sroce_resp_sched(struct sroce_qp *qp)
+{
+	if (qp->dead)
+		return;
+	refcount_inc(&qp->ref);
+	if (!queue_work(sroce_wq, &qp->resp.work))
+		sroce_qp_put(qp);
+}
+
+static void sroce_resp_post(struct sroce_qp *qp, struct ib_wc *wc,
+			    bool solicited)
+{
+	wc->qp = &qp->ibqp;
+	wc->wr_id = qp->resp.wqe.wr_id;
+	qp->resp.have_wqe = false;
+	sroce_cq_post(qp->rcq, wc, solicited);
+}
+
+/* The receive WQE in progress, if any, completes with @status. */
+static void sroce_resp_fail_recv(struct sroce_qp *qp, u32 status)
+{
+	struct ib_wc wc = { .status = status, .opcode = IB_WC_RECV };
+
+	if (qp->resp.have_wqe)
+		sroce_resp_post(qp, &wc, false);
+}
+
+/* Take a receive WQE for a new message; false if there is none. */
+static bool sroce_resp_get_wqe(struct sroce_qp *qp, int *err)
+{
+	struct sroce_rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
+
+	*err = 0;
+	if (qp->resp.have_wqe)
+		return true;
+	if (!sroce_rq_take(qp, rq, &qp->resp.wqe, err))
+		return false;
+	qp->resp.have_wqe = true;
+	qp->resp.offset = 0;
+	return true;
+}
+
+/* Payload length must fit the packet's place in its message. */
+static bool sroce_resp_len_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u32 flags = pkt->info->flags;
+
+	if (flags & (SROCE_OPF_FIRST | SROCE_OPF_MIDDLE))
+		return pkt->paylen == qp->pmtu;
+	if (flags & SROCE_OPF_LAST)
+		return pkt->paylen && pkt->paylen <= qp->pmtu;
+	return pkt->paylen <= qp->pmtu;
+}
+
+static bool sroce_resp_seq_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u8 last = qp->resp.last_opcode, op = sroce_resp_op(pkt);
+	u32 flags = pkt->info->flags;
+
+	if (last == SROCE_OP_SEND_FIRST || last == SROCE_OP_SEND_MIDDLE)
+		return (flags & SROCE_OPF_SEND) &&
+		       (flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST));
+	if (last == SROCE_OP_WRITE_FIRST || last == SROCE_OP_WRITE_MIDDLE)
+		return (flags & SROCE_OPF_WRITE) &&
+		       (flags & (SROCE_OPF_MIDDLE | SROCE_OPF_LAST));
+	return (flags & SROCE_OPF_START) || op == SROCE_OP_READ_REQ;
+}
+
+static void sroce_resp_next_opcode(struct sroce_qp *qp,
+				   const struct sroce_pkt *pkt)
+{
+	qp->resp.last_opcode = pkt->info->flags & SROCE_OPF_END ?
+			       SROCE_NO_OPCODE : sroce_resp_op(pkt);
+}
+
+/* Complete the receive WQE of a message that ended. */
+static void sroce_resp_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
+				u32 opcode, u32 byte_len)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = opcode,
+		.byte_len = byte_len,
+		.port_num = SROCE_PORT,
+	};
+
+	if (pkt->info->flags & SROCE_OPF_IMMDT) {
+		wc.ex.imm_data = ((struct sroce_immdt *)
+				  sroce_resp_hdr(pkt, pkt->info->off_immdt))->imm;
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	sroce_resp_post(qp, &wc, sroce_bth_se(pkt->bth));
+}
+
+static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
+					       struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+	int err;
+
+	if (!sroce_resp_get_wqe(qp, &err))
+		return err ? SROCE_RESP_NAK_OP : SROCE_RESP_RNR;
+	if (err) {
+		sroce_resp_fail_recv(qp, IB_WC_LOC_QP_OP_ERR);
+		return SROCE_RESP_NAK_OP;
+	}
+	if (resp->offset + pkt->paylen > resp->wqe.length) {
+		sroce_resp_fail_recv(qp, IB_WC_LOC_LEN_ERR);
+		return SROCE_RESP_NAK_INVALID;
+	}
+	if (sroce_sge_copy(qp, resp->wqe.sge, resp->wqe.num_sge, resp->offset,
+			   pkt->payload, pkt->paylen, SROCE_TO_MR)) {
+		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
+		return SROCE_RESP_NAK_OP;
+	}
+	resp->offset += pkt->paylen;
+	if (pkt->info->flags & SROCE_OPF_END)
+		sroce_resp_complete(qp, pkt, IB_WC_RECV, resp->offset);
+	return SROCE_RESP_DONE;
+}
+
+/* Check, for the start of an RDMA WRITE, its RETH against our memory. */
+static enum sroce_resp_verdict sroce_resp_write_start(struct sroce_qp *qp,
+						      struct sroce_pkt *pkt)
+{
+	const struct sroce_reth *reth = sroce_resp_hdr(pkt,
+						       pkt->info->off_reth);
+	struct sroce_resp *resp = &qp->resp;
+	u32 len = be32_to_cpu(reth->length);
+	struct sroce_mr *mr;
+	int err = 0;
+
+	if (len > SROCE_MAX_MSG_SZ ||
+	    ((pkt->info->flags & SROCE_OPF_ONLY) && pkt->paylen != len))
+		return SROCE_RESP_NAK_INVALID;
+	if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
+		return SROCE_RESP_NAK_ACCESS;
+	resp->write_va = be64_to_cpu(reth->va);
+	resp->write_rkey = be32_to_cpu(reth->rkey);
+	resp->write_resid = len;
+	resp->write_len = len;
+	if (!len)
+		return SROCE_RESP_DONE;
+	mr = sroce_mr_get(sroce_qp_dev(qp), resp->write_rkey);
+	if (!mr)
+		return SROCE_RESP_NAK_ACCESS;
+	err = sroce_mr_check(mr, qp->ibqp.pd, resp->write_va, len,
+			     IB_ACCESS_REMOTE_WRITE);
+	sroce_mr_put(mr);
+	return err ? SROCE_RESP_NAK_ACCESS : SROCE_RESP_DONE;
+}
+
+static enum sroce_resp_verdict sroce_resp_write_data(struct sroce_qp *qp,
+						     struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_mr *mr;
+	int err;
+
+	if (pkt->paylen > resp->write_resid)
+		return SROCE_RESP_NAK_INVALID;
+	if (!pkt->paylen)
+		return SROCE_RESP_DONE;
+	mr = sroce_mr_get(sroce_qp_dev(qp), resp->write_rkey);
+	if (!mr)
+		return SROCE_RESP_NAK_ACCESS;
+	err = sroce_mr_check(mr, qp->ibqp.pd, resp->write_va, pkt->paylen,
+			     IB_ACCESS_REMOTE_WRITE);
+	if (!err)
+		err = sroce_mr_copy(mr, resp->write_va, pkt->payload,
+				    pkt->paylen, SROCE_TO_MR);
+	sroce_mr_put(mr);
+	if (err)
+		return SROCE_RESP_NAK_ACCESS;
+	resp->write_va += pkt->paylen;
+	resp->write_resid -= pkt->paylen;
+	return SROCE_RESP_DONE;
+}
+
+static enum sroce_resp_verdict sroce_resp_write(struct sroce_qp *qp,
+						struct sroce_pkt *pkt)
+{
+	u32 flags = pkt->info->flags;
+	enum sroce_resp_verdict v;
+	int err;
+
+	/* WRITE with immediate needs a receive WQE: check before anything. */
+	if ((flags & SROCE_OPF_IMMDT) && !sroce_resp_get_wqe(qp, &err))
+		return err ? SROCE_RESP_NAK_OP : SROCE_RESP_RNR;
+	if ((flags & SROCE_OPF_IMMDT) && err) {
+		sroce_resp_fail_recv(qp, IB_WC_LOC_QP_OP_ERR);
+		return SROCE_RESP_NAK_OP;
+	}
+	if (flags & SROCE_OPF_START) {
+		v = sroce_resp_write_start(qp, pkt);
+		if (v != SROCE_RESP_DONE)
+			return v;
+	}
+	v = sroce_resp_write_data(qp, pkt);
+	if (v != SROCE_RESP_DONE)
+		return v;
+	if ((flags & SROCE_OPF_END) && qp->resp.write_resid)
+		return SROCE_RESP_NAK_INVALID;
+	if ((flags & SROCE_OPF_END) && (flags & SROCE_OPF_IMMDT))
+		sroce_resp_complete(qp, pkt, IB_WC_RECV_RDMA_WITH_IMM,
+				    qp->resp.write_len);
+	return SROCE_RESP_DONE;
+}
+
+/* The next responder resource, if it is free. */
+static struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
+{
+	u32 n = max_t(u32, qp->max_dest_rd_atomic, 1);
+	struct sroce_resp_res *res;
+
+	res = &qp->resp.res[qp->resp.res_next % n];
+	if (res->queued)
+		return NULL;
+	qp->resp.res_next = (qp->resp.res_next + 1) % n;
+	return res;
+}
+
+static bool sroce_resp_mem_ok(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
+			      u32 access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (!(qp->access & access))
+		return false;
+	if (!len)
+		return true;
+	mr = sroce_mr_get(sroce_qp_dev(qp), rkey);
+	if (!mr)
+		return false;
+	err = sroce_mr_check(mr, qp->ibqp.pd, va, len, access);
+	sroce_mr_put(mr);
+	return !err;
+}
+
+static u32 sroce_resp_read_npkts(struct sroce_qp *qp, u32 len)
+{
+	return max_t(u32, 1, DIV_ROUND_UP(len, qp->pmtu));
+}
+
+static void sroce_resp_queue_res(struct sroce_qp *qp,
+				 struct sroce_resp_res *res)
+{
+	if (!res->queued) {
+		res->queued = true;
+		qp->resp.queued++;
+	}
+	sroce_resp_sched(qp);
+}
+
+static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
+					       struct sroce_pkt *pkt)
+{
+	const struct sroce_reth *reth = sroce_resp_hdr(pkt,
+						       pkt->info->off_reth);
+	u32 len = be32_to_cpu(reth->length), rkey = be32_to_cpu(reth->rkey);
+	u64 va = be64_to_cpu(reth->va);
+	struct sroce_resp_res *res;
+
+	if (len > SROCE_MAX_MSG_SZ)
+		return SROCE_RESP_NAK_INVALID;
+	if (!sroce_resp_mem_ok(qp, rkey, va, len, IB_ACCESS_REMOTE_READ))
+		return SROCE_RESP_NAK_ACCESS;
+	res = sroce_resp_new_res(qp);
+	if (!res)
+		return SROCE_RESP_NAK_INVALID;
+	res->type = SROCE_RES_READ;
+	res->first_psn = pkt->psn;
+	res->last_psn = sroce_psn_add(pkt->psn,
+				      sroce_resp_read_npkts(qp, len) - 1);
+	res->cur_psn = pkt->psn;
+	res->va = va;
+	res->rkey = rkey;
+	res->resid = len;
+	qp->resp.msn++;
+	qp->resp.epsn = sroce_psn_add(res->last_psn, 1);
+	sroce_resp_queue_res(qp, res);
+	return SROCE_RESP_DONE;
+}
+
+static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
+						 struct sroce_pkt *pkt,
+						 struct sk_buff_head *out)
+{
+	const struct sroce_atmeth *atm = sroce_resp_hdr(pkt,
+							pkt->info->off_atmeth);
+	u64 va = be64_to_cpu(atm->va);
+	u32 rkey = be32_to_cpu(atm->rkey);
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr;
+	struct sk_buff *skb;
+	u64 orig;
+	int err;
+
+	if (va & 7)
+		return SROCE_RESP_NAK_INVALID;
+	if (!sroce_resp_mem_ok(qp, rkey, va, sizeof(u64),
+			       IB_ACCESS_REMOTE_ATOMIC))
+		return SROCE_RESP_NAK_ACCESS;
+	res = sroce_resp_new_res(qp);
+	if (!res)
+		return SROCE_RESP_NAK_INVALID;
+	mr = sroce_mr_get(sroce_qp_dev(qp), rkey);
+	if (!mr)
+		return SROCE_RESP_NAK_ACCESS;
+	err = sroce_mr_atomic(mr, va,
+			      sroce_resp_op(pkt) == SROCE_OP_CMP_SWAP,
+			      be64_to_cpu(sroce_resp_op(pkt) == SROCE_OP_CMP_SWAP ?
+					  atm->compare : atm->swap_add),
+			      be64_to_cpu(atm->swap_add), &orig);
+	sroce_mr_put(mr);
+	if (err)
+		return SROCE_RESP_NAK_INVALID;
+	res->type = SROCE_RES_ATOMIC;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->orig = orig;
+	qp->resp.msn++;
+	if (qp->resp.queued) {
+		sroce_resp_queue_res(qp, res);
+		return SROCE_RESP_DONE;
+	}
+	skb = sroce_resp_ack_skb(qp, SROCE_AETH_ACK | SROCE_AETH_ACK_UNLIMITED,
+				 pkt->psn, true, orig);
+	if (skb)
+		__skb_queue_tail(out, skb);
+	return SROCE_RESP_DONE;
+}
+
+/* A request older than the expected PSN: answer it again, do not redo it. */
+static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
+				 struct sk_buff_head *out)
+{
+	struct sroce_resp_res *res;
+	u32 i, flags = pkt->info->flags;
+
+	sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_DUP);
+	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))) {
+		if (sroce_bth_ackreq(pkt->bth))
+			sroce_resp_ack(qp, SROCE_AETH_ACK |
+				       SROCE_AETH_ACK_UNLIMITED,
+				       sroce_psn_add(qp->resp.epsn,
+						     SROCE_24BIT_MASK), out);
+		return;
+	}
+	for (i = 0; i < qp->resp.num_res; i++) {
+		res = &qp->resp.res[i];
+		if (res->type == SROCE_RES_NONE ||
+		    sroce_psn_diff(pkt->psn, res->first_psn) < 0 ||
+		    sroce_psn_diff(pkt->psn, res->last_psn) > 0)
+			continue;
+		if ((flags & SROCE_OPF_READ) && res->type == SROCE_RES_READ) {
+			const struct sroce_reth *reth =
+				sroce_resp_hdr(pkt, pkt->info->off_reth);
+
+			res->cur_psn = pkt->psn;
+			res->va = be64_to_cpu(reth->va);
+			res->resid = be32_to_cpu(reth->length);
+			sroce_resp_queue_res(qp, res);
+		} else if ((flags & SROCE_OPF_ATOMIC) &&
+			   res->type == SROCE_RES_ATOMIC) {
+			sroce_resp_queue_res(qp, res);
+		}
+		return;
+	}
+}
+
+static void sroce_resp_nak(struct sroce_qp *qp, enum sroce_resp_verdict v,
+			   u32 psn, struct sk_buff_head *out)
+{
+	static const u8 code[] = {
+		[SROCE_RESP_NAK_INVALID] = SROCE_NAK_INVALID_REQ,
+		[SROCE_RESP_NAK_ACCESS] = SROCE_NAK_REM_ACCESS,
+		[SROCE_RESP_NAK_OP] = SROCE_NAK_REM_OP,
+	};
+
+	sroce_count(sroce_qp_dev(qp), SROCE_CNT_ERR_NAKS_SENT);
+	sroce_resp_ack(qp, SROCE_AETH_NAK | code[v], psn, out);
+	sroce_resp_fail_recv(qp, v == SROCE_RESP_NAK_ACCESS ?
+			     IB_WC_REM_ACCESS_ERR : IB_WC_REM_INV_REQ_ERR);
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	sroce_qp_error(qp, v == SROCE_RESP_NAK_ACCESS ? IB_EVENT_QP_ACCESS_ERR :
+							IB_EVENT_QP_REQ_ERR);
+}
+
+static enum sroce_resp_verdict sroce_resp_execute(struct sroce_qp *qp,
+						  struct sroce_pkt *pkt,
+						  struct sk_buff_head *out)
+{
+	u32 flags = pkt->info->flags;
+
+	if (!sroce_resp_seq_ok(qp, pkt))
+		return SROCE_RESP_NAK_INVALID;
+	if ((flags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) &&
+	    !sroce_resp_len_ok(qp, pkt))
+		return SROCE_RESP_NAK_INVALID;
+	if (flags & SROCE_OPF_SEND)
+		return sroce_resp_send(qp, pkt);
+	if (flags & SROCE_OPF_WRITE)
+		return sroce_resp_write(qp, pkt);
+	if (flags & SROCE_OPF_READ)
+		return sroce_resp_read(qp, pkt);
+	return sroce_resp_atomic(qp, pkt, out);
+}
+
+/* After an executed request: the expected PSN, MSN and the ACK. */
+static void sroce_resp_advance(struct sroce_qp *qp, struct sroce_pkt *pkt,
+			       struct sk_buff_head *out)
+{
+	u32 flags = pkt->info->flags;
+
+	sroce_resp_next_opcode(qp, pkt);
+	if (flags & SROCE_OPF_READ)
+		return;		/* sroce_resp_read() moved the PSN and MSN */
+	qp->resp.epsn = sroce_psn_add(pkt->psn, 1);
+	if (flags & SROCE_OPF_ATOMIC)
+		return;
+	if (flags & SROCE_OPF_END)
+		qp->resp.msn++;
+	if (sroce_bth_ackreq(pkt->bth))
+		sroce_resp_ack(qp, SROCE_AETH_ACK | SROCE_AETH_ACK_UNLIMITED,
+			       pkt->psn, out);
+}
+
+static void sroce_resp_rc(struct sroce_qp *qp, struct sroce_pkt *pkt,
+			  struct sk_buff_head *out)
+{
+	struct sroce_resp *resp = &qp->resp;
+	s32 d = sroce_psn_diff(pkt->psn, resp->epsn);
+	enum sroce_resp_verdict v;
+
+	if (d < 0)
+		return sroce_resp_duplicate(qp, pkt, out);
+	if (d > 0) {
+		if (!resp->nak_sent) {
+			resp->nak_sent = true;
+			sroce_count(pkt->sdev, SROCE_CNT_SEQ_NAKS_SENT);
+			sroce_resp_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
+				       resp->epsn, out);
+		}
+		return;
+	}
+	resp->nak_sent = false;
+	v = sroce_resp_execute(qp, pkt, out);
+	if (v == SROCE_RESP_DONE)
+		return sroce_resp_advance(qp, pkt, out);
+	if (v == SROCE_RESP_RNR) {
+		sroce_count(pkt->sdev, SROCE_CNT_RNR_NAKS_SENT);
+		sroce_resp_ack(qp, SROCE_AETH_RNR_NAK | qp->min_rnr_timer,
+			       pkt->psn, out);
+		return;
+	}
+	sroce_resp_nak(qp, v, pkt->psn, out);
+}
+
+/* UC: no ACKs; a lost packet loses its message, nothing else. */
+static void sroce_resp_uc(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+	enum sroce_resp_verdict v;
+	u32 flags = pkt->info->flags;
+
+	if (pkt->psn != resp->epsn || !sroce_resp_seq_ok(qp, pkt)) {
+		resp->last_opcode = SROCE_NO_OPCODE;
+		resp->offset = 0;
+		if (!(flags & SROCE_OPF_START)) {
+			resp->epsn = sroce_psn_add(pkt->psn, 1);
+			sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_UC);
+			return;
+		}
+	}
+	resp->epsn = sroce_psn_add(pkt->psn, 1);
+	v = sroce_resp_len_ok(qp, pkt) ? SROCE_RESP_DONE : SROCE_RESP_DROP;
+	if (v == SROCE_RESP_DONE)
+		v = flags & SROCE_OPF_SEND ? sroce_resp_send(qp, pkt) :
+					     sroce_resp_write(qp, pkt);
+	if (v == SROCE_RESP_DONE) {
+		sroce_resp_next_opcode(qp, pkt);
+		return;
+	}
+	/* Nothing is NAKed on UC: the message is dropped, the WQE kept. */
+	sroce_count(pkt->sdev, v == SROCE_RESP_RNR ? SROCE_CNT_RX_DROP_NO_RECV :
+						     SROCE_CNT_RX_DROP_UC);
+	resp->last_opcode = SROCE_NO_OPCODE;
+	resp->offset = 0;
+}
+
+/* The 40 bytes before a UD message: the GRH, or an IPv4 header after 20
+ * zero bytes (struct rdma_network_hdr).
+ */
+static void sroce_resp_grh(struct sk_buff *skb, u8 *grh)
+{
+	memset(grh, 0, SROCE_GRH_BYTES);
+	if (skb->protocol == htons(ETH_P_IP))
+		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
+	else
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+}
+
+static void sroce_resp_smac(struct sroce_pkt *pkt, u8 *smac)
+{
+	struct sk_buff *skb = pkt->skb;
+	struct net_device *ndev;
+
+	if (skb_mac_header_was_set(skb) && skb_mac_header_len(skb) >= ETH_HLEN) {
+		ether_addr_copy(smac, eth_hdr(skb)->h_source);
+		return;
+	}
+	rcu_read_lock();
+	ndev = rcu_dereference(pkt->sdev->ndev);
+	if (ndev)
+		ether_addr_copy(smac, ndev->dev_addr);
+	rcu_read_unlock();
+}
+
+static void sroce_resp_ud_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
+				   u32 sqpn)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_SUCCESS,
+		.opcode = IB_WC_RECV,
+		.byte_len = SROCE_GRH_BYTES + pkt->paylen,
+		.src_qp = sqpn,
+		.port_num = SROCE_PORT,
+		.wc_flags = IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE |
+			    IB_WC_WITH_SMAC,
+		.network_hdr_type = pkt->skb->protocol == htons(ETH_P_IP) ?
+				    RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6,
+	};
+
+	sroce_resp_smac(pkt, wc.smac);
+	if (pkt->info->flags & SROCE_OPF_IMMDT) {
+		wc.ex.imm_data = ((struct sroce_immdt *)
+				  sroce_resp_hdr(pkt, pkt->info->off_immdt))->imm;
+		wc.wc_flags |= IB_WC_WITH_IMM;
+	}
+	sroce_resp_post(qp, &wc, sroce_bth_se(pkt->bth));
+}
+
+static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	const struct sroce_deth *deth = sroce_resp_hdr(pkt,
+						       pkt->info->off_deth);
+	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? SROCE_GSI_QKEY : qp->qkey;
+	u8 grh[SROCE_GRH_BYTES];
+	int err;
+
+	if (be32_to_cpu(deth->qkey) != qkey) {
+		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QKEY);
+		return;
+	}
+	if (!sroce_resp_get_wqe(qp, &err)) {
+		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_NO_RECV);
+		return;
+	}
+	if (err || SROCE_GRH_BYTES + pkt->paylen > qp->resp.wqe.length) {
+		sroce_resp_fail_recv(qp, err ? IB_WC_LOC_QP_OP_ERR :
+					       IB_WC_LOC_LEN_ERR);
+		return;
+	}
+	sroce_resp_grh(pkt->skb, grh);
+	if (sroce_sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh,
+			   SROCE_GRH_BYTES, SROCE_TO_MR) ||
+	    sroce_sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge,
+			   SROCE_GRH_BYTES, pkt->payload, pkt->paylen,
+			   SROCE_TO_MR)) {
+		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	sroce_resp_ud_complete(qp, pkt,
+			       be32_to_cpu(deth->sqpn) & SROCE_24BIT_MASK);
+}
+
+static void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff_head *out)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(out)))
+		sroce_net_xmit(sroce_qp_dev(qp), qp, &qp->av, skb);
+}
+
+/**
+ * sroce_resp_rcv() - a request for a QP's responder
+ * @pkt: the packet, validated by rx.c
+ *
+ * Context: Softirq, or process context with BH disabled.
+ */
+void sroce_resp_rcv(struct sroce_pkt *pkt)
+{
+	struct sroce_qp *qp = pkt->qp;
+	struct sk_buff_head out;
+	bool comm_est = false;
+
+	__skb_queue_head_init(&out);
+	spin_lock(&qp->resp.lock);
+	if (qp->dead) {
+		spin_unlock(&qp->resp.lock);
+		return;
+	}
+	if (READ_ONCE(qp->state) == IB_QPS_RTR && !qp->resp.comm_est) {
+		qp->resp.comm_est = true;
+		comm_est = true;
+	}
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		sroce_resp_rc(qp, pkt, &out);
+		break;
+	case IB_QPT_UC:
+		sroce_resp_uc(qp, pkt);
+		break;
+	default:
+		sroce_resp_ud(qp, pkt);
+		break;
+	}
+	spin_unlock(&qp->resp.lock);
+	sroce_resp_xmit(qp, &out);
+	if (comm_est)
+		sroce_qp_event(qp, IB_EVENT_COMM_EST);
+}
+
+/* The oldest resource with a response still owed. */
+static struct sroce_resp_res *sroce_resp_oldest(struct sroce_qp *qp)
+{
+	struct sroce_resp_res *best = NULL, *res;
+	u32 i;
+
+	for (i = 0; i < qp->resp.num_res; i++) {
+		res = &qp->resp.res[i];
+		if (res->queued && (!best ||
+				    sroce_psn_diff(res->cur_psn, best->cur_psn) < 0))
+			best = res;
+	}
+	return best;
+}
+
+static u8 sroce_resp_read_opcode(const struct sroce_resp_res *res)
+{
+	bool first = res->cur_psn == res->first_psn;
+	bool last = res->cur_psn == res->last_psn;
+	u8 op;
+
+	if (first && last)
+		op = SROCE_OP_READ_RESP_ONLY;
+	else if (first)
+		op = SROCE_OP_READ_RESP_FIRST;
+	else if (last)
+		op = SROCE_OP_READ_RESP_LAST;
+	else
+		op = SROCE_OP_READ_RESP_MIDDLE;
+	return SROCE_TRANSPORT_RC | op;
+}
+
+/* The next packet of a READ response; NULL when out of memory. */
+static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
+					   struct sroce_resp_res *res)
+{
+	u8 opcode = sroce_resp_read_opcode(res);
+	const struct sroce_opcode_info *info = sroce_opcode(opcode);
+	u32 paylen = min(res->resid, qp->pmtu);
+	struct sroce_aeth *aeth;
+	void *hdrs, *payload;
+	struct sroce_mr *mr = NULL;
+	struct sk_buff *skb;
+	int err = 0;
+
+	skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, paylen,
+			     qp->dest_qpn, res->cur_psn, false, false, &hdrs,
+			     &payload);
+	if (!skb)
+		return NULL;
+	if (info->flags & SROCE_OPF_AETH) {
+		aeth = hdrs + info->off_aeth;
+		aeth->smsn = sroce_aeth_pack(SROCE_AETH_ACK |
+					     SROCE_AETH_ACK_UNLIMITED,
+					     qp->resp.msn);
+	}
+	if (paylen) {
+		mr = sroce_mr_get(sroce_qp_dev(qp), res->rkey);
+		err = mr ? sroce_mr_check(mr, qp->ibqp.pd, res->va, paylen,
+					  IB_ACCESS_REMOTE_READ) : -EINVAL;
+		if (!err)
+			err = sroce_mr_copy(mr, res->va, payload, paylen,
+					    SROCE_FROM_MR);
+		if (mr)
+			sroce_mr_put(mr);
+	}
+	if (err) {
+		/* The memory went away under the READ. */
+		kfree_skb(skb);
+		return ERR_PTR(-EACCES);
+	}
+	return skb;
+}
+
+static void sroce_resp_res_sent(struct sroce_qp *qp,
+				struct sroce_resp_res *res)
+{
+	res->queued = false;
+	qp->resp.queued--;
+}
+
+/* Build the next owed packet; NULL when nothing is owed. */
+static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
+{
+	struct sroce_resp_res *res = sroce_resp_oldest(qp);
+	struct sroce_resp_ack *p = &qp->resp.pending;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&qp->resp.lock);
+	if (!res) {
+		if (!p->valid)
+			return NULL;
+		p->valid = false;
+		return sroce_resp_ack_skb(qp, p->syndrome, p->psn, false, 0);
+	}
+	if (res->type == SROCE_RES_ATOMIC) {
+		sroce_resp_res_sent(qp, res);
+		return sroce_resp_ack_skb(qp, SROCE_AETH_ACK |
+					  SROCE_AETH_ACK_UNLIMITED,
+					  res->first_psn, true, res->orig);
+	}
+	skb = sroce_resp_read_skb(qp, res);
+	if (IS_ERR(skb)) {
+		sroce_resp_res_sent(qp, res);
+		skb = sroce_resp_ack_skb(qp, SROCE_AETH_NAK |
+					 SROCE_NAK_REM_ACCESS, res->cur_psn,
+					 false, 0);
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		sroce_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
+		return skb;
+	}
+	if (!skb)
+		return NULL;
+	res->va += min(res->resid, qp->pmtu);
+	res->resid -= min(res->resid, qp->pmtu);
+	if (res->cur_psn == res->last_psn)
+		sroce_resp_res_sent(qp, res);
+	res->cur_psn = sroce_psn_add(res->cur_psn, 1);
+	return skb;
+}
+
+/**
+ * sroce_resp_work() - send owed responses: READ data, held-back atomic
+ *	ACKs and ACK/NAKs, in PSN order
+ * @work: qp->resp.work; the work holds a QP reference
+ *
+ * Context: Process context (sroce_wq).
+ */
+void sroce_resp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, resp.work);
+	int budget = 64;
+	struct sk_buff *skb;
+
+	while (budget--) {
+		spin_lock_bh(&qp->resp.lock);
+		skb = qp->dead ? NULL : sroce_resp_next_owed(qp);
+		spin_unlock_bh(&qp->resp.lock);
+		if (!skb)
+			break;
+		sroce_net_xmit(sroce_qp_dev(qp), qp, &qp->av, skb);
+	}
+	if (budget < 0)
+		sroce_resp_sched(qp);
+	sroce_qp_put(qp);
+}
+
+/**
+ * sroce_resp_reset() - forget the responder's progress (RESET, destroy)
+ * @qp: the QP
+ *
+ * A receive WQE in progress is dropped without a completion, as every
+ * other work request on a reset.
+ *
+ * Context: Any context. Caller holds qp->resp.lock, or the QP is dead.
+ */
+void sroce_resp_reset(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	resp->have_wqe = false;
+	resp->offset = 0;
+	resp->msn = 0;
+	resp->nak_sent = false;
+	resp->uc_drop = false;
+	resp->comm_est = false;
+	resp->last_wqe = false;
+	resp->last_opcode = SROCE_NO_OPCODE;
+	resp->write_resid = 0;
+	resp->res_next = 0;
+	resp->queued = 0;
+	resp->pending.valid = false;
+	if (resp->res)
+		memset(resp->res, 0, resp->num_res * sizeof(*resp->res));
+}

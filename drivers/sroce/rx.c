@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rx.c - the receive path up to the QP: every check a packet must pass
+ * before the responder or the completer sees it, each failure counted.
+ *
+ * Order: IP/UDP sanity, BTH (version, opcode, lengths, pad), ICRC, the
+ * destination QP and its transport, state, P_Key and peer address.  Nothing
+ * is trusted before the check that covers it: lengths come from the IP and
+ * UDP headers only after they agree, the payload length only after the
+ * opcode's header length and the pad count fit, and the contents only after
+ * the ICRC matches.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+
+#include "hdr.h"
+#include "icrc.h"
+#include "opcode.h"
+#include "sroce.h"
+
+static void sroce_rx_drop(struct sroce_dev *sdev, struct sk_buff *skb,
+			  enum sroce_counter why)
+{
+	sroce_count(sdev, why);
+	kfree_skb(skb);
+}
+
+/* IP and UDP headers: what the ICRC covers, consistent with the skb. */
+static int sroce_rx_check_ip_udp(struct sk_buff *skb)
+{
+	const struct udphdr *uh = udp_hdr(skb);
+	unsigned int iplen = skb_transport_offset(skb) -
+			     skb_network_offset(skb);
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (iplen != sizeof(struct iphdr) || ip_hdr(skb)->ihl != 5)
+			return -EINVAL;
+	} else if (skb->protocol == htons(ETH_P_IPV6)) {
+		if (iplen != sizeof(struct ipv6hdr))
+			return -EINVAL;
+	} else {
+		return -EINVAL;
+	}
+	if (ntohs(uh->len) != skb->len)
+		return -EINVAL;
+	return 0;
+}
+
+static enum sroce_counter sroce_rx_parse(struct sroce_pkt *pkt)
+{
+	struct sk_buff *skb = pkt->skb;
+	unsigned int pad, len;
+
+	if (skb->len < sizeof(struct sroce_bth) + SROCE_ICRC_SIZE)
+		return SROCE_CNT_RX_DROP_SHORT;
+	pkt->bth = (struct sroce_bth *)skb->data;
+	pkt->opcode = pkt->bth->opcode;
+	pkt->info = sroce_opcode(pkt->opcode);
+	if (sroce_bth_tver(pkt->bth))
+		return SROCE_CNT_RX_DROP_HEADER;
+	if (!(pkt->info->flags & SROCE_OPF_VALID))
+		return SROCE_CNT_RX_DROP_OPCODE;
+	pad = sroce_bth_padcnt(pkt->bth);
+	len = pkt->info->hdr_len + pad + SROCE_ICRC_SIZE;
+	if (skb->len < len)
+		return SROCE_CNT_RX_DROP_SHORT;
+	pkt->paylen = skb->len - len;
+	if (!(pkt->info->flags & SROCE_OPF_PAYLOAD) && (pkt->paylen || pad))
+		return SROCE_CNT_RX_DROP_HEADER;
+	pkt->payload = skb->data + pkt->info->hdr_len;
+	pkt->psn = sroce_bth_psn(pkt->bth);
+	return SROCE_CNT_MAX;
+}
+
+static bool sroce_rx_icrc_ok(struct sk_buff *skb)
+{
+	__le32 want = sroce_icrc(skb);
+	__le32 got;
+
+	memcpy(&got, skb_tail_pointer(skb) - SROCE_ICRC_SIZE, sizeof(got));
+	return want == got;
+}
+
+static bool sroce_rx_transport_ok(struct sroce_qp *qp, u8 opcode)
+{
+	u8 transport = opcode & SROCE_TRANSPORT_MASK;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return transport == SROCE_TRANSPORT_RC;
+	case IB_QPT_UC:
+		return transport == SROCE_TRANSPORT_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return transport == SROCE_TRANSPORT_UD;
+	default:
+		return false;
+	}
+}
+
+static bool sroce_rx_state_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	u8 state = READ_ONCE(qp->state);
+
+	if (pkt->info->flags & SROCE_OPF_RESP)
+		return state == IB_QPS_RTS || state == IB_QPS_SQD ||
+		       state == IB_QPS_SQE;
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
+/* Connected QPs take packets from their peer's address only. */
+static bool sroce_rx_peer_ok(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return true;
+	if (skb->protocol == htons(ETH_P_IP))
+		return qp->av.daddr.s6_addr32[3] == ip_hdr(skb)->saddr &&
+		       ipv6_addr_v4mapped(&qp->av.daddr);
+	return ipv6_addr_equal(&qp->av.daddr, &ipv6_hdr(skb)->saddr);
+}
+
+static enum sroce_counter sroce_rx_check_qp(struct sroce_pkt *pkt)
+{
+	struct sroce_qp *qp = pkt->qp;
+	u16 pkey = be16_to_cpu(pkt->bth->pkey);
+
+	if (!sroce_rx_transport_ok(qp, pkt->opcode))
+		return SROCE_CNT_RX_DROP_QP_TYPE;
+	if (!sroce_rx_state_ok(qp, pkt))
+		return SROCE_CNT_RX_DROP_QP_STATE;
+	if ((pkey & 0x7fff) != (SROCE_DEFAULT_PKEY & 0x7fff))
+		return SROCE_CNT_RX_DROP_PKEY;
+	if (!sroce_rx_peer_ok(qp, pkt->skb))
+		return SROCE_CNT_RX_DROP_ADDRESS;
+	return SROCE_CNT_MAX;
+}
+
+static enum sroce_counter sroce_rx_validate(struct sroce_pkt *pkt)
+{
+	enum sroce_counter why;
+
+	if (skb_linearize(pkt->skb) || sroce_rx_check_ip_udp(pkt->skb))
+		return SROCE_CNT_RX_DROP_HEADER;
+	if (!sroce_rx_icrc_ok(pkt->skb))
+		return SROCE_CNT_RX_DROP_ICRC;
+	__skb_pull(pkt->skb, sizeof(struct udphdr));
+	why = sroce_rx_parse(pkt);
+	if (why != SROCE_CNT_MAX)
+		return why;
+	if (sroce_bth_qpn(pkt->bth) == SROCE_MULTICAST_QPN)
+		return SROCE_CNT_RX_DROP_NO_QP;
+	return SROCE_CNT_MAX;
+}
+
+/**
+ * sroce_rx() - receive one RoCEv2 datagram
+ * @sdev: the device whose netdev it arrived on (the caller holds a device
+ *	reference)
+ * @skb: the datagram, data at the UDP header, network and transport
+ *	headers set; consumed
+ *
+ * Context: Softirq, or process context with BH disabled.
+ */
+void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_pkt pkt = { .sdev = sdev, .skb = skb };
+	enum sroce_counter why;
+
+	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
+	if (skb->len < sizeof(struct udphdr) + sizeof(struct sroce_bth) +
+		       SROCE_ICRC_SIZE)
+		return sroce_rx_drop(sdev, skb, SROCE_CNT_RX_DROP_SHORT);
+	why = sroce_rx_validate(&pkt);
+	if (why != SROCE_CNT_MAX)
+		return sroce_rx_drop(sdev, skb, why);
+	rcu_read_lock();
+	pkt.qp = sroce_qp_get_rcu(sdev, sroce_bth_qpn(pkt.bth));
+	rcu_read_unlock();
+	if (!pkt.qp)
+		return sroce_rx_drop(sdev, skb, SROCE_CNT_RX_DROP_NO_QP);
+	why = sroce_rx_check_qp(&pkt);
+	if (why != SROCE_CNT_MAX)
+		sroce_count(sdev, why);
+	else if (pkt.info->flags & SROCE_OPF_REQ)
+		sroce_resp_rcv(&pkt);
+	else
+		sroce_comp_rcv(&pkt);
+	sroce_qp_put(pkt.qp);
+	kfree_skb(skb);
+}
