@@ -17,8 +17,35 @@ struct sroce_dev;
 /**
  * enum sroce_counter - per-device event counters
  * @SROCE_CNT_RX_PACKETS: RoCEv2 datagrams received for this device
- * @SROCE_CNT_RX_DROP_SHORT: dropped, too short to hold BTH and ICRC
- * @SROCE_CNT_RX_DROP_NO_QP: dropped, no queue pair can take the packet
+ * @SROCE_CNT_RX_DROP_SHORT: dropped, too short for its headers and ICRC
+ * @SROCE_CNT_RX_DROP_HEADER: dropped, malformed IP/UDP/BTH (version,
+ *	lengths, pad count)
+ * @SROCE_CNT_RX_DROP_ICRC: dropped, bad ICRC
+ * @SROCE_CNT_RX_DROP_OPCODE: dropped, unknown or unsupported opcode
+ * @SROCE_CNT_RX_DROP_NO_QP: dropped, no such destination QP
+ * @SROCE_CNT_RX_DROP_QP_TYPE: dropped, opcode of another transport than the
+ *	QP's
+ * @SROCE_CNT_RX_DROP_QP_STATE: dropped, QP not in a state to receive
+ * @SROCE_CNT_RX_DROP_ADDRESS: dropped, RC/UC packet from another address
+ *	than the QP's peer
+ * @SROCE_CNT_RX_DROP_PKEY: dropped, P_Key mismatch
+ * @SROCE_CNT_RX_DROP_QKEY: dropped, Q_Key mismatch (UD)
+ * @SROCE_CNT_RX_DROP_NO_RECV: dropped, UD/UC message with no receive WQE
+ * @SROCE_CNT_RX_DROP_UC: dropped, UC packet of a message already broken
+ * @SROCE_CNT_RX_DROP_RESP: dropped, response or ACK the requester did not
+ *	expect
+ * @SROCE_CNT_RX_DROP_DUP: duplicate request dropped (after re-ACKing)
+ * @SROCE_CNT_TX_PACKETS: packets sent
+ * @SROCE_CNT_TX_ERRORS: packets that could not be sent (no route, no memory)
+ * @SROCE_CNT_RETRANSMITS: go-back-N retransmissions started
+ * @SROCE_CNT_TIMEOUTS: local ACK timeouts
+ * @SROCE_CNT_SEQ_NAKS_SENT: PSN sequence error NAKs sent
+ * @SROCE_CNT_SEQ_NAKS_RCVD: PSN sequence error NAKs received
+ * @SROCE_CNT_RNR_NAKS_SENT: RNR NAKs sent
+ * @SROCE_CNT_RNR_NAKS_RCVD: RNR NAKs received
+ * @SROCE_CNT_ERR_NAKS_SENT: other NAKs sent (invalid request, remote access,
+ *	remote operational)
+ * @SROCE_CNT_ERR_NAKS_RCVD: other NAKs received
  * @SROCE_CNT_LINK_DOWNED: port went from ACTIVE to DOWN
  * @SROCE_CNT_MAX: number of counters
  *
@@ -27,7 +54,29 @@ struct sroce_dev;
 enum sroce_counter {
 	SROCE_CNT_RX_PACKETS,
 	SROCE_CNT_RX_DROP_SHORT,
+	SROCE_CNT_RX_DROP_HEADER,
+	SROCE_CNT_RX_DROP_ICRC,
+	SROCE_CNT_RX_DROP_OPCODE,
 	SROCE_CNT_RX_DROP_NO_QP,
+	SROCE_CNT_RX_DROP_QP_TYPE,
+	SROCE_CNT_RX_DROP_QP_STATE,
+	SROCE_CNT_RX_DROP_ADDRESS,
+	SROCE_CNT_RX_DROP_PKEY,
+	SROCE_CNT_RX_DROP_QKEY,
+	SROCE_CNT_RX_DROP_NO_RECV,
+	SROCE_CNT_RX_DROP_UC,
+	SROCE_CNT_RX_DROP_RESP,
+	SROCE_CNT_RX_DROP_DUP,
+	SROCE_CNT_TX_PACKETS,
+	SROCE_CNT_TX_ERRORS,
+	SROCE_CNT_RETRANSMITS,
+	SROCE_CNT_TIMEOUTS,
+	SROCE_CNT_SEQ_NAKS_SENT,
+	SROCE_CNT_SEQ_NAKS_RCVD,
+	SROCE_CNT_RNR_NAKS_SENT,
+	SROCE_CNT_RNR_NAKS_RCVD,
+	SROCE_CNT_ERR_NAKS_SENT,
+	SROCE_CNT_ERR_NAKS_RCVD,
 	SROCE_CNT_LINK_DOWNED,
 	SROCE_CNT_MAX
 };
@@ -42,6 +91,11 @@ struct sroce_stats {
  * @SROCE_OBJ_UCONTEXT: user contexts
  * @SROCE_OBJ_PD: protection domains
  * @SROCE_OBJ_NETNS_SOCKETS: namespaces with open UDP 4791 sockets
+ * @SROCE_OBJ_CQ: completion queues
+ * @SROCE_OBJ_QP: queue pairs
+ * @SROCE_OBJ_SRQ: shared receive queues
+ * @SROCE_OBJ_MR: memory regions
+ * @SROCE_OBJ_AH: address handles
  * @SROCE_OBJ_MAX: number of kinds
  *
  * Read through debugfs (sroce/objects); after a test tears everything down
@@ -52,6 +106,11 @@ enum sroce_obj {
 	SROCE_OBJ_UCONTEXT,
 	SROCE_OBJ_PD,
 	SROCE_OBJ_NETNS_SOCKETS,
+	SROCE_OBJ_CQ,
+	SROCE_OBJ_QP,
+	SROCE_OBJ_SRQ,
+	SROCE_OBJ_MR,
+	SROCE_OBJ_AH,
 	SROCE_OBJ_MAX
 };
 

@@ -195,6 +195,9 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	mutex_lock(&sroce_devices_lock);
 	list_del(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
+	sroce_pool_uninit(&sdev->ah_pool);
+	sroce_pool_uninit(&sdev->mr_pool);
+	sroce_pool_uninit(&sdev->qp_pool);
 	sroce_stats_free(sdev->stats);
 	sroce_obj_destroyed(SROCE_OBJ_DEV);
 }
@@ -207,27 +210,54 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
+	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
+	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
 	.modify_device = sroce_modify_device,
+	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
+	/* Callable with interrupts off; everything else may sleep. */
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
+	.query_ah = sroce_query_ah,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
-/*
- * Only what the module enforces today is advertised; every other limit is
- * zero until the object it limits exists.
- */
+/* The limits sroce enforces, and what it can do. */
 static void sroce_dev_init_attr(struct sroce_dev *sdev)
 {
 	struct ib_device_attr *attr = &sdev->attr;
@@ -235,10 +265,32 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->fw_ver = (u64)SROCE_VERSION_MAJOR << 32 |
 		       SROCE_VERSION_MINOR << 16 | SROCE_VERSION_PATCH;
 	attr->sys_image_guid = sdev->ibdev.node_guid;
+	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
-	attr->max_pd = clamp_t(unsigned int, max_pd, 1, SROCE_MAX_PD);
-	attr->max_pkeys = 1;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_CURR_QP_STATE_MOD |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_PORT_ACTIVE_EVENT;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_pd = clamp_t(unsigned int, max_pd, 1, SROCE_MAX_PD);
+	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_srq = SROCE_MAX_SRQ;
+	attr->max_srq_wr = SROCE_MAX_QP_WR;
+	attr->max_srq_sge = SROCE_MAX_SGE;
+	attr->max_ah = SROCE_MAX_AH;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 }
 
 static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
@@ -257,11 +309,21 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	mutex_unlock(&sroce_devices_lock);
 	sroce_obj_created(SROCE_OBJ_DEV);
 
+	sroce_pool_init(&sdev->qp_pool, SROCE_QPN_MIN, SROCE_QPN_MAX - 1,
+			SROCE_MAX_QP);
+	sroce_pool_init(&sdev->mr_pool, 1, SROCE_QPN_MAX - 1, SROCE_MAX_MR);
+	sroce_pool_init(&sdev->ah_pool, 1, SROCE_QPN_MAX - 1, SROCE_MAX_AH);
 	sdev->stats = sroce_stats_alloc();
 	if (!sdev->stats) {
 		ib_dealloc_device(ibdev);
 		return ERR_PTR(-ENOMEM);
 	}
+	/* Write commands ib_core does not enable for every driver: the send
+	 * and receive doorbells, and arming CQs.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = num_possible_cpus();

@@ -6,7 +6,15 @@
 #include <linux/module.h>
 #include <rdma/rdma_netlink.h>
 
+#include "opcode.h"
 #include "sroce.h"
+
+/*
+ * Requester, responder and event work of every QP.  Unbound, so work runs
+ * on any CPU, and WQ_MEM_RECLAIM, because storage ULPs (NVMe-oF, NFS) need
+ * it to make progress while the system reclaims memory.
+ */
+struct workqueue_struct *sroce_wq;
 
 static struct rdma_link_ops sroce_link_ops = {
 	.type = "sroce",
@@ -17,16 +25,27 @@ static int __init sroce_init(void)
 {
 	int err;
 
+	sroce_opcode_init();
+	err = sroce_selftest();
+	if (err)
+		return err;
 	err = sroce_counters_init();
 	if (err)
 		return err;
+	sroce_wq = alloc_workqueue("sroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!sroce_wq) {
+		err = -ENOMEM;
+		goto err_uninit_counters;
+	}
 	err = sroce_net_init();
 	if (err)
-		goto err_uninit_counters;
+		goto err_destroy_wq;
 	rdma_link_register(&sroce_link_ops);
 	pr_info("loaded\n");
 	return 0;
 
+err_destroy_wq:
+	destroy_workqueue(sroce_wq);
 err_uninit_counters:
 	sroce_counters_uninit();
 	return err;
@@ -38,6 +57,7 @@ static void __exit sroce_exit(void)
 	rdma_link_unregister(&sroce_link_ops);
 	sroce_dev_unregister_all();
 	sroce_net_uninit();
+	destroy_workqueue(sroce_wq);
 	sroce_counters_uninit();
 	pr_info("unloaded\n");
 }

@@ -8,18 +8,33 @@
  *   sroce_bind_lock      (net.c) device <-> netdev binding, the netdev table
  *   sroce_net.lock       (net.c) one namespace's sockets and their users
  *   sroce_devices_lock   (device.c) the list of all devices, for rmmod
- * sroce_devices_lock is never held while calling into ib_core.
+ *   sroce_qp.modify_lock (qp.c) serialises modify_qp and query_qp
+ *   sroce_resp.lock      (resp.c) the responder; softirq, _bh elsewhere
+ *   sroce_sq.lock        (req.c, comp.c) requester and completer; irqsave
+ *   sroce_rq.lock        (qp.c, srq.c) kernel receive queue producers; irqsave
+ *   sroce_cq.lock        (cq.c) completion queue producer and kernel
+ *                        consumers; irqsave
+ * sroce_devices_lock and sroce_bind_lock are never held across a call into
+ * ib_core that waits for a device unregistration.  No sroce lock is held
+ * when a ULP's completion or event handler runs.
  */
 #ifndef SROCE_H
 #define SROCE_H
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/hashtable.h>
+#include <linux/irq_work.h>
 #include <linux/netdevice.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
 
 #include "counters.h"
+#include "pool.h"
+#include "queue.h"
 
 /* The device's only port. */
 #define SROCE_PORT 1
@@ -39,10 +54,28 @@
  */
 #define SROCE_LOCAL_DMA_LKEY 0
 
+/* QP numbers sroce hands out; 0 and 1 are the special QPs. */
+#define SROCE_QPN_MIN 16
+#define SROCE_QPN_MAX 0xffffff
+#define SROCE_GSI_QPN 1
+
 enum sroce_limits {
 	SROCE_MAX_PD = 1 << 16,		/* protection domains per device */
 	SROCE_GID_TBL_LEN = 128,	/* GIDs the core may fill per port */
 	SROCE_MAX_MSG_SZ = 1U << 31,	/* largest message, in bytes */
+	SROCE_MAX_QP = 1 << 16,		/* queue pairs per device */
+	SROCE_MAX_QP_WR = 1 << 14,	/* work requests per queue */
+	SROCE_MAX_SGE = 32,		/* SGEs per work request */
+	SROCE_MAX_INLINE = 512,		/* bytes of inline data */
+	SROCE_MAX_CQ = 1 << 16,		/* completion queues per device */
+	SROCE_MAX_CQE = 1 << 17,	/* entries per completion queue */
+	SROCE_MAX_MR = 1 << 20,		/* memory regions per device */
+	SROCE_MAX_SRQ = 1 << 16,	/* shared receive queues per device */
+	SROCE_MAX_AH = 1 << 16,		/* address handles per device */
+	SROCE_MAX_RD_ATOMIC = 16,	/* READ/atomic requests in flight */
+	SROCE_LOCAL_CA_ACK_DELAY = 15,	/* 4.096 us * 2^15 */
+	SROCE_MAX_INFLIGHT = 128,	/* unacknowledged packets per QP */
+	SROCE_ACKREQ_EVERY = 32,	/* packets between AckReq bits */
 };
 
 /**
@@ -54,6 +87,8 @@ enum sroce_limits {
  * @ndev: the lower netdev while bound, NULL after; written under
  *	sroce_bind_lock, read under RCU or sroce_bind_lock
  * @ndev_tracker: tracks the reference sroce holds on @ndev while bound
+ * @net: the namespace of @ndev while bound (not referenced: it outlives
+ *	every netdev in it); read under RCU like @ndev
  * @snet: the namespace's UDP sockets, one user reference held while bound
  * @bound: @ndev, @snet and @bind_node are valid (sroce_bind_lock)
  * @registered: ib_register_device() completed (sroce_bind_lock); from then
@@ -66,6 +101,11 @@ enum sroce_limits {
  *	rules as @port_state
  * @port_width: enum ib_port_width going with @port_speed
  * @num_pd: protection domains allocated, bounded by @attr.max_pd
+ * @num_cq: completion queues allocated, bounded by @attr.max_cq
+ * @num_srq: shared receive queues allocated, bounded by @attr.max_srq
+ * @qp_pool: QP number -> struct sroce_qp
+ * @mr_pool: memory key index -> struct sroce_mr
+ * @ah_pool: user address handle number -> struct sroce_ah
  * @stats: per-CPU event counters, see counters.h
  * @attr: what query_device reports; set at creation, then read-only
  */
@@ -75,6 +115,7 @@ struct sroce_dev {
 	struct hlist_node bind_node;
 	struct net_device __rcu *ndev;
 	netdevice_tracker ndev_tracker;
+	struct net *net;
 	struct sroce_net *snet;
 	bool bound;
 	bool registered;
@@ -83,6 +124,11 @@ struct sroce_dev {
 	u16 port_speed;
 	u8 port_width;
 	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_srq;
+	struct sroce_pool qp_pool;
+	struct sroce_pool mr_pool;
+	struct sroce_pool ah_pool;
 	struct sroce_stats __percpu *stats;
 	struct ib_device_attr attr;
 };
@@ -103,6 +149,470 @@ struct sroce_pd {
 	struct ib_pd ibpd;
 };
 
+/**
+ * struct sroce_av - where packets of an address handle or a connected QP go
+ * @network_type: RDMA_NETWORK_IPV4 or RDMA_NETWORK_IPV6
+ * @tos: traffic class (IPv4 TOS, IPv6 traffic class)
+ * @ttl: hop limit
+ * @flow_label: IPv6 flow label, 20 bits
+ * @sgid_index: the source GID's index, for queries
+ * @saddr: source address; IPv4 as an IPv4-mapped IPv6 address
+ * @daddr: destination address, likewise
+ * @dmac: the destination MAC the core resolved, for queries (sroce itself
+ *	routes through the IP stack)
+ */
+struct sroce_av {
+	u8 network_type;
+	u8 tos;
+	u8 ttl;
+	u8 sgid_index;
+	u32 flow_label;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	u8 dmac[ETH_ALEN];
+};
+
+/**
+ * struct sroce_ah - an address handle
+ * @ibah: the core's AH; the core allocates this struct around it
+ * @av: the destination
+ * @ah_num: for user AHs, the number user UD WQEs name it by (in
+ *	sroce_dev.ah_pool); 0 for kernel AHs
+ */
+struct sroce_ah {
+	struct ib_ah ibah;
+	struct sroce_av av;
+	u32 ah_num;
+};
+
+/**
+ * struct sroce_cq - a completion queue
+ * @ibcq: the core's CQ; the core allocates this struct around it
+ * @lock: protects the ring's producer side, @notify, @overflow and, for
+ *	kernel CQs, the consumer side; any context, irqsave
+ * @ring: the entries: struct ib_wc for kernel CQs, struct ib_uverbs_wc for
+ *	user CQs (shared with the process)
+ * @is_user: a user CQ
+ * @notify: armed for the next completion (IB_CQ_NEXT_COMP) or the next
+ *	solicited one (IB_CQ_SOLICITED); 0 when not armed
+ * @overflow: an entry was lost for lack of room; IB_EVENT_CQ_ERR raised
+ * @notify_work: calls the completion handler outside every sroce lock
+ * @event_work: raises IB_EVENT_CQ_ERR from process context
+ */
+struct sroce_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock; /* the producer; kernel consumers too */
+	struct sroce_ring ring;
+	bool is_user;
+	u8 notify;
+	bool overflow;
+	struct irq_work notify_work;
+	struct work_struct event_work;
+};
+
+/**
+ * struct sroce_rq - a receive queue: of a QP, or the queue of an SRQ
+ * @lock: serialises kernel producers (post_recv); irqsave
+ * @ring: struct sroce_recv_wqe slots, each followed by its SGEs; shared
+ *	with the process for user queues
+ * @max_sge: SGEs a WQE may carry
+ * @is_user: the process produces; the kernel only consumes
+ */
+struct sroce_rq {
+	spinlock_t lock; /* kernel producers; SRQ consumers */
+	struct sroce_ring ring;
+	u32 max_sge;
+	bool is_user;
+};
+
+/**
+ * struct sroce_srq - a shared receive queue
+ * @ibsrq: the core's SRQ; the core allocates this struct around it
+ * @rq: the queue; its consumer side is serialised by @rq.lock too, since
+ *	several QPs consume
+ * @limit: srq_limit; IB_EVENT_SRQ_LIMIT_REACHED when the queue falls below
+ *	it, then disarmed (0)
+ * @event_work: raises the limit event from process context
+ */
+struct sroce_srq {
+	struct ib_srq ibsrq;
+	struct sroce_rq rq;
+	u32 limit;
+	struct work_struct event_work;
+};
+
+enum sroce_mr_type {
+	SROCE_MR_DMA,		/* kernel virtual addresses, the whole space */
+	SROCE_MR_USER,		/* pinned user memory */
+};
+
+/**
+ * struct sroce_mr - a memory region
+ * @ibmr: the core's MR, allocated by sroce
+ * @ref: references; lookups take one, the region lives until the last
+ * @released: completed when @ref reaches zero
+ * @type: enum sroce_mr_type
+ * @access: IB_ACCESS_* flags
+ * @iova: the first address the region covers
+ * @length: bytes it covers
+ * @umem: pinned user memory (SROCE_MR_USER)
+ * @pages: the pages of @umem in order (SROCE_MR_USER)
+ * @npages: entries in @pages
+ * @page_offset: offset of @iova in the first page
+ * @rcu: frees the region after lookups that found it are done
+ */
+struct sroce_mr {
+	struct ib_mr ibmr;
+	refcount_t ref;
+	struct completion released;
+	struct rcu_head rcu;
+	enum sroce_mr_type type;
+	u32 access;
+	u64 iova;
+	u64 length;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int page_offset;
+};
+
+/* Where a work request's data is, in sroce's own terms. */
+enum sroce_copy_dir {
+	SROCE_TO_MR,		/* write into the memory */
+	SROCE_FROM_MR,		/* read from the memory */
+};
+
+/**
+ * struct sroce_swqe - a send work request, validated, and its progress
+ * @wr_id: returned in the completion
+ * @opcode: enum ib_wr_opcode
+ * @flags: enum sroce_send_flags
+ * @num_sge: SGEs (sroce_sq.sges), or 0 with SROCE_SEND_INLINE
+ * @length: bytes of data (sum of SGE lengths, or inline bytes)
+ * @imm: immediate data, network byte order
+ * @rdma: RDMA_WRITE(_WITH_IMM), RDMA_READ: remote address and key
+ * @atomic: atomics: remote address, operands, key
+ * @ud: UD sends: destination, QP number, Q_Key
+ * @state: enum sroce_wqe_state
+ * @first_psn: PSN of the first packet (READ: of the request)
+ * @last_psn: PSN of the last packet (READ: of the last response)
+ * @status: enum ib_wc_status, once the outcome is known
+ */
+struct sroce_swqe {
+	u64 wr_id;
+	u32 opcode;
+	u32 flags;
+	u32 num_sge;
+	u32 length;
+	__be32 imm;
+	union {
+		struct {
+			u64 remote_addr;
+			u32 rkey;
+		} rdma;
+		struct {
+			u64 remote_addr;
+			u64 compare_add;
+			u64 swap;
+			u32 rkey;
+		} atomic;
+		struct {
+			struct sroce_av av;
+			u32 remote_qpn;
+			u32 remote_qkey;
+		} ud;
+	};
+	u8 state;
+	u32 first_psn;
+	u32 last_psn;
+	u32 status;
+};
+
+enum sroce_wqe_state {
+	SROCE_WQE_POSTED,	/* not yet started */
+	SROCE_WQE_SENDING,	/* some packets sent */
+	SROCE_WQE_SENT,		/* every packet sent, outcome pending */
+	SROCE_WQE_DONE,		/* outcome known, waiting to be retired */
+};
+
+/**
+ * struct sroce_sq - a send queue
+ * @lock: protects everything below, the requester and the completer;
+ *	any context, irqsave
+ * @ring: user QPs: the ring shared with the process (kernel consumes)
+ * @wqe: num_slots validated work requests and their progress
+ * @sges: num_slots * max_sge SGEs of @wqe
+ * @inline_data: num_slots * max_inline bytes of inline data of @wqe
+ * @num_slots: size of @wqe, a power of two
+ * @max_sge: SGEs per work request
+ * @max_inline: inline bytes per work request
+ * @prod: work requests posted (kernel) or fetched from @ring (user)
+ * @cons: work requests retired
+ */
+struct sroce_sq {
+	spinlock_t lock; /* the send queue, requester and completer */
+	struct sroce_ring ring;
+	struct sroce_swqe *wqe;
+	struct sroce_sge *sges;
+	u8 *inline_data;
+	u32 num_slots;
+	u32 max_sge;
+	u32 max_inline;
+	u32 prod;
+	u32 cons;
+};
+
+/**
+ * struct sroce_req - requester progress (sroce_sq.lock)
+ * @idx: the work request being sent
+ * @psn: the next PSN to send
+ * @offset: bytes of @idx already sent
+ * @rd_atomic: READ and atomic requests outstanding
+ * @since_ackreq: packets sent since the last one with AckReq
+ * @retry: the completer asked to go back to @retry_psn
+ * @retry_psn: where to go back to
+ */
+struct sroce_req {
+	u32 idx;
+	u32 psn;
+	u32 offset;
+	u32 rd_atomic;
+	u32 since_ackreq;
+	bool retry;
+	u32 retry_psn;
+};
+
+/**
+ * struct sroce_comp - completer progress (sroce_sq.lock)
+ * @psn: the oldest PSN not yet acknowledged
+ * @retry_left: retries left after a timeout or sequence error (7: forever)
+ * @rnr_left: retries left after an RNR NAK (7: forever)
+ * @rnr_wait: waiting out an RNR NAK's timer
+ * @progress: something was acknowledged since the timer was armed
+ * @drained: IB_EVENT_SQ_DRAINED raised for the current SQD period
+ *
+ * The oldest work request not yet complete is sroce_sq.cons.
+ */
+struct sroce_comp {
+	u32 psn;
+	u8 retry_left;
+	u8 rnr_left;
+	bool rnr_wait;
+	bool progress;
+	bool drained;
+};
+
+/**
+ * struct sroce_rwqe - a receive work request, copied out of its queue
+ * @wr_id: returned in the completion
+ * @num_sge: SGEs in @sge
+ * @length: sum of the SGE lengths
+ * @sge: the SGEs
+ */
+struct sroce_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 length;
+	struct sroce_sge sge[SROCE_MAX_SGE];
+};
+
+enum sroce_res_type {
+	SROCE_RES_NONE,
+	SROCE_RES_READ,
+	SROCE_RES_ATOMIC,
+};
+
+/**
+ * struct sroce_resp_res - a responder resource: one READ or atomic request
+ *	kept for replying and for replaying duplicates
+ * @type: enum sroce_res_type
+ * @first_psn: the request's PSN
+ * @last_psn: READ: the PSN of the last response packet
+ * @va: READ: remote address of the next response's data
+ * @rkey: READ: the key of the memory read
+ * @resid: READ: bytes still to send
+ * @cur_psn: READ: PSN of the next response packet
+ * @orig: atomic: the value before the operation
+ * @queued: a response remains to be sent by the responder's work
+ */
+struct sroce_resp_res {
+	u8 type;
+	bool queued;
+	u32 first_psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 resid;
+	u32 cur_psn;
+	u64 orig;
+};
+
+/**
+ * struct sroce_resp_ack - an ACK or NAK held back behind queued responses
+ * @valid: one is held
+ * @syndrome: its AETH syndrome
+ * @psn: its PSN
+ */
+struct sroce_resp_ack {
+	bool valid;
+	u8 syndrome;
+	u32 psn;
+};
+
+/**
+ * struct sroce_resp - responder progress (sroce_resp.lock)
+ * @lock: protects this and the consumer side of the QP's receive queue;
+ *	taken in softirq by the receive path, with _bh elsewhere
+ * @epsn: the PSN expected next
+ * @msn: messages completed
+ * @nak_sent: a PSN sequence error NAK went out for the current gap
+ * @last_opcode: the previous request's opcode, to check the sequence
+ * @have_wqe: @wqe holds the receive work request being filled
+ * @wqe: the receive work request of the message in progress
+ * @offset: bytes placed into @wqe so far
+ * @write_va: RDMA WRITE in progress: the next address
+ * @write_rkey: ... its key
+ * @write_resid: ... bytes still expected
+ * @write_len: ... its whole length
+ * @uc_drop: UC: a packet was lost, drop the rest of the message
+ * @comm_est: IB_EVENT_COMM_EST raised since the QP entered RTR
+ * @last_wqe: IB_EVENT_QP_LAST_WQE_REACHED raised since the QP was reset
+ * @res: max_dest_rd_atomic resources
+ * @num_res: entries in @res
+ * @res_next: where the next READ/atomic request goes
+ * @queued: resources with responses still to send
+ * @pending: the newest ACK/NAK held back while @queued is non-zero, so
+ *	that responses leave in PSN order
+ * @work: sends queued responses from process context
+ */
+struct sroce_resp {
+	spinlock_t lock; /* the responder and the receive consumer */
+	u32 epsn;
+	u32 msn;
+	bool nak_sent;
+	u8 last_opcode;
+	bool have_wqe;
+	struct sroce_rwqe wqe;
+	u32 offset;
+	u64 write_va;
+	u32 write_rkey;
+	u32 write_resid;
+	u32 write_len;
+	bool uc_drop;
+	bool comm_est;
+	bool last_wqe;
+	struct sroce_resp_res *res;
+	u32 num_res;
+	u32 res_next;
+	u32 queued;
+	struct sroce_resp_ack pending;
+	struct work_struct work;
+};
+
+/**
+ * struct sroce_qp - a queue pair
+ * @ibqp: the core's QP; the core allocates this struct around it
+ * @ref: references: one from creation, one per lookup by the receive path,
+ *	one per scheduled work item
+ * @released: completed when @ref reaches zero
+ * @modify_lock: serialises modify_qp and query_qp; process context
+ * @state: enum ib_qp_state; written under both @resp.lock and @sq.lock,
+ *	read with READ_ONCE() elsewhere
+ * @dead: being destroyed; nothing new is scheduled or armed; written under
+ *	both locks like @state
+ * @is_user: the queues are shared with a process
+ * @scq: the send CQ
+ * @rcq: the receive CQ
+ * @srq: the SRQ the QP receives from, or NULL
+ * @sq: the send queue
+ * @rq: the receive queue (unused with @srq)
+ * @req: requester progress
+ * @comp: completer progress
+ * @resp: responder progress
+ * @av: where the packets of an RC or UC QP go (IB_QP_AV)
+ * @dest_qpn: the peer QP (IB_QP_DEST_QPN)
+ * @qkey: UD Q_Key (IB_QP_QKEY)
+ * @pmtu: path MTU in bytes (IB_QP_PATH_MTU)
+ * @sq_psn: initial send PSN (IB_QP_SQ_PSN)
+ * @timeout: local ACK timeout code (IB_QP_TIMEOUT)
+ * @retry_cnt: (IB_QP_RETRY_CNT)
+ * @rnr_retry: (IB_QP_RNR_RETRY)
+ * @min_rnr_timer: RNR timer code this QP's responder NAKs with
+ * @max_rd_atomic: READ/atomic requests the requester may have outstanding
+ * @max_dest_rd_atomic: those the responder keeps resources for
+ * @access: IB_ACCESS_REMOTE_* the responder allows (IB_QP_ACCESS_FLAGS)
+ * @sport: UDP source port of this QP's packets
+ * @sq_sig_all: every send work request completes with a CQE
+ * @req_work: runs the requester
+ * @event_work: flushes and raises @events from process context
+ * @events: pending work for @event_work: a bit per enum ib_event_type,
+ *	and SROCE_QP_EV_FLUSH (qp.c)
+ * @retrans_timer: local ACK timeout
+ * @rnr_timer: RNR NAK wait
+ * @dst_cache: route to @av.daddr
+ */
+struct sroce_qp {
+	struct ib_qp ibqp;
+	refcount_t ref;
+	struct completion released;
+	struct mutex modify_lock; /* modify_qp, query_qp */
+	u8 state;
+	bool dead;
+	bool is_user;
+	struct sroce_cq *scq;
+	struct sroce_cq *rcq;
+	struct sroce_srq *srq;
+	struct sroce_sq sq;
+	struct sroce_rq rq;
+	struct sroce_req req;
+	struct sroce_comp comp;
+	struct sroce_resp resp;
+	struct sroce_av av;
+	u32 dest_qpn;
+	u32 qkey;
+	u32 pmtu;
+	u32 sq_psn;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u32 access;
+	u16 sport;
+	bool sq_sig_all;
+	struct work_struct req_work;
+	struct work_struct event_work;
+	atomic_t events;
+	struct timer_list retrans_timer;
+	struct timer_list rnr_timer;
+	struct dst_cache dst_cache;
+};
+
+/**
+ * struct sroce_pkt - a received packet being processed
+ * @sdev: the device it arrived on
+ * @skb: the packet; data starts at the BTH, linear
+ * @qp: the destination QP, referenced
+ * @bth: the BTH
+ * @info: what its opcode means
+ * @opcode: BTH opcode
+ * @psn: BTH PSN
+ * @payload: the data
+ * @paylen: bytes of data, pad excluded
+ */
+struct sroce_pkt {
+	struct sroce_dev *sdev;
+	struct sk_buff *skb;
+	struct sroce_qp *qp;
+	struct sroce_bth *bth;
+	const struct sroce_opcode_info *info;
+	u8 opcode;
+	u32 psn;
+	u8 *payload;
+	u32 paylen;
+};
+
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct sroce_dev, ibdev);
@@ -113,13 +623,97 @@ static inline struct sroce_pd *to_spd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct sroce_pd, ibpd);
 }
 
+static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct sroce_ah, ibah);
+}
+
+static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct sroce_cq, ibcq);
+}
+
+static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct sroce_srq, ibsrq);
+}
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_dev *sroce_qp_dev(struct sroce_qp *qp)
+{
+	return to_sdev(qp->ibqp.device);
+}
+
 #define sroce_dbg(sdev, fmt, ...) \
 	ibdev_dbg(&(sdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+#define sroce_dbg_qp(qp, fmt, ...)					\
+	do {								\
+		struct sroce_qp *__qp = (qp);				\
+									\
+		ibdev_dbg(__qp->ibqp.device, "qp#%u %s: " fmt,		\
+			  __qp->ibqp.qp_num, __func__, ##__VA_ARGS__);	\
+	} while (0)
+
+extern struct workqueue_struct *sroce_wq;
+
+/* ah.c */
+int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
+		       const struct rdma_ah_attr *attr);
+void sroce_av_to_attr(const struct sroce_av *av, struct rdma_ah_attr *attr);
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags);
+int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr);
+bool sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num, struct ib_pd *pd,
+		     struct sroce_av *av);
+
+/* comp.c */
+void sroce_comp_rcv(struct sroce_pkt *pkt);
+void sroce_comp_retrans_timer(struct timer_list *t);
+void sroce_comp_rnr_timer(struct timer_list *t);
+void sroce_comp_retire(struct sroce_qp *qp);
+unsigned long sroce_comp_timeout(struct sroce_qp *qp);
+
+/* cq.c */
+int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int sroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
+int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
+		   bool solicited);
 
 /* device.c */
 int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev);
 void sroce_dev_unregister_all(void);
 void sroce_dev_port_update(struct sroce_dev *sdev, struct net_device *ndev);
+
+/* mr.c */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
+void sroce_mr_put(struct sroce_mr *mr);
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
+		   u32 access);
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir);
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
+		    u64 compare_add, u64 swap, u64 *orig);
+int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
+		   u32 num_sge, u32 offset, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
 
 /* net.c */
 extern struct mutex sroce_bind_lock;
@@ -128,6 +722,67 @@ void sroce_net_uninit(void);
 int sroce_net_bind(struct sroce_dev *sdev, struct net_device *ndev);
 void sroce_net_unbind(struct sroce_dev *sdev);
 bool sroce_net_mark_registered(struct sroce_dev *sdev);
+int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_qp *qp,
+		   const struct sroce_av *av, struct sk_buff *skb);
+struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
+
+/* qp.c */
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+void sroce_qp_sched_req(struct sroce_qp *qp);
+void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type event);
+void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type event);
+void sroce_qp_flush_sq(struct sroce_qp *qp);
+void sroce_qp_flush_rq(struct sroce_qp *qp);
+
+/* post.c */
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+int sroce_sq_fetch(struct sroce_qp *qp);
+bool sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
+		   struct sroce_rwqe *wqe, int *err);
+u32 sroce_rq_count(struct sroce_rq *rq);
+
+/* req.c */
+void sroce_req_work(struct work_struct *work);
+void sroce_req_complete_unsent(struct sroce_qp *qp);
+
+/* resp.c */
+void sroce_resp_rcv(struct sroce_pkt *pkt);
+void sroce_resp_work(struct work_struct *work);
+void sroce_resp_reset(struct sroce_qp *qp);
+
+/* rx.c */
+void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb);
+
+/* selftest.c */
+int sroce_selftest(void);
+
+/* srq.c */
+int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void sroce_srq_check_limit(struct sroce_srq *srq);
+
+/* tx.c */
+struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,
+			       u8 opcode, u32 paylen, u32 dqpn, u32 psn,
+			       bool ackreq, bool se, void **hdrs,
+			       void **payload);
 
 /* verbs.c */
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
@@ -135,5 +790,9 @@ void sroce_dealloc_ucontext(struct ib_ucontext *ibuc);
 void sroce_disassociate_ucontext(struct ib_ucontext *ibuc);
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int sroce_udata_in(struct ib_udata *udata, void *req, size_t size);
+int sroce_udata_out(struct ib_udata *udata, const void *resp, size_t size);
+int sroce_udata_none(struct ib_udata *udata);
+struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata);
 
 #endif /* SROCE_H */

@@ -13,12 +13,35 @@
 static_assert(sizeof(struct sroce_alloc_ucontext_req) == 8);
 static_assert(sizeof(struct sroce_alloc_ucontext_resp) == 16);
 
-/*
- * Copy a driver request from userspace.  A shorter request is zero-extended
- * (an older provider); a longer one is accepted only if the bytes sroce does
- * not know are zero (a newer provider asking for nothing new).
+/**
+ * sroce_udata_uctx() - the user context a verb's driver data comes from
+ * @udata: the driver data, or NULL for kernel callers
+ *
+ * Context: Process context.
+ * Return: the context, or NULL for kernel callers.
  */
-static int sroce_udata_in(struct ib_udata *udata, void *req, size_t size)
+struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata)
+{
+	if (!udata)
+		return NULL;
+	return &rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+					  ibuc)->ibuc;
+}
+
+/**
+ * sroce_udata_in() - copy a verb's driver request from userspace
+ * @udata: the driver data
+ * @req: where it goes, zeroed by the caller
+ * @size: sroce's size of the request
+ *
+ * A shorter request is zero-extended (an older provider); a longer one is
+ * accepted only if the bytes sroce does not know are zero (a newer provider
+ * asking for nothing new).
+ *
+ * Context: Process context.
+ * Return: 0, -EOPNOTSUPP for unknown non-zero bytes, or -EFAULT.
+ */
+int sroce_udata_in(struct ib_udata *udata, void *req, size_t size)
 {
 	size_t len = min(udata->inlen, size);
 
@@ -28,15 +51,28 @@ static int sroce_udata_in(struct ib_udata *udata, void *req, size_t size)
 	return ib_copy_from_udata(req, udata, len);
 }
 
-/* Copy a driver response out; an older provider takes only a prefix. */
-static int sroce_udata_out(struct ib_udata *udata, const void *resp,
-			   size_t size)
+/**
+ * sroce_udata_out() - copy a verb's driver response to userspace
+ * @udata: the driver data
+ * @resp: the response
+ * @size: sroce's size of the response; an older provider takes a prefix
+ *
+ * Context: Process context.
+ * Return: 0 or -EFAULT.
+ */
+int sroce_udata_out(struct ib_udata *udata, const void *resp, size_t size)
 {
 	return ib_copy_to_udata(udata, (void *)resp, min(udata->outlen, size));
 }
 
-/* Verbs that define no driver data refuse any. */
-static int sroce_udata_none(struct ib_udata *udata)
+/**
+ * sroce_udata_none() - refuse driver data for a verb that defines none
+ * @udata: the driver data, or NULL for kernel callers
+ *
+ * Context: Process context.
+ * Return: 0, or -EINVAL for non-zero driver data.
+ */
+int sroce_udata_none(struct ib_udata *udata)
 {
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))

@@ -18,6 +18,7 @@
 #define SROCE_COMPAT_H
 
 #include <linux/net.h>
+#include <linux/timer.h>
 #include <net/sock.h>
 #include <net/udp_tunnel.h>
 
@@ -44,5 +45,16 @@ static inline void sroce_udp_tunnel_release(struct socket *sock)
 	udp_tunnel_sock_release(sock);
 #endif
 }
+
+/*
+ * 6.16 ("timers: Rename from_timer() to timer_container_of()"): the old
+ * name is gone in 7.x.  Probe: SROCE_HAVE_TIMER_CONTAINER_OF.
+ */
+#ifdef SROCE_HAVE_TIMER_CONTAINER_OF
+#define sroce_timer_container(var, timer, field) \
+	timer_container_of(var, timer, field)
+#else
+#define sroce_timer_container(var, timer, field) from_timer(var, timer, field)
+#endif
 
 #endif /* SROCE_COMPAT_H */
