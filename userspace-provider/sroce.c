@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce.c - libibverbs provider for the sroce software RoCEv2 device.
+ * sroce.c - libibverbs provider for the sroce software RoCEv2 device:
+ * device, context, PD, MR and AH, and the one ops table.
  *
- * Control path only for now: every implemented verb is a generic uverbs
- * command (ibv_cmd_*) carried by libibverbs, plus the driver-private data
- * of uapi/rdma/sroce-abi.h.  Ops left NULL in sroce_ctx_ops fail with
- * EOPNOTSUPP.  The provider registers itself from an ELF constructor and
- * exports no symbols (sroce.map).
+ * Control verbs are generic uverbs commands (ibv_cmd_*) carried by
+ * libibverbs, plus the driver-private data of uapi/rdma/sroce-abi.h.  The
+ * data path bypasses the kernel through rings mapped from the uverbs file
+ * (ring.h; cq.c, sq.c, rq.c, wr.c); only the send doorbell and CQ arming
+ * are system calls.  Ops left NULL in sroce_ctx_ops fail with EOPNOTSUPP.
+ * The provider registers itself from an ELF constructor and exports no
+ * symbols (sroce.map).
  *
  * Errors: ops returning int return 0 or a positive errno; ops returning a
  * pointer return NULL with errno set (libibverbs' conventions).
@@ -134,6 +137,114 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 }
 
 /**
+ * sroce_reg_mr() - reg_mr op
+ * @ibpd: PD
+ * @addr: start of the region in this process
+ * @length: bytes
+ * @hca_va: address the region has in work requests (normally @addr)
+ * @access: enum ibv_access_flags
+ *
+ * The kernel pins the pages and resolves lkey/rkey; the provider keeps no
+ * state of its own (WQEs carry the keys, the kernel checks them).
+ *
+ * Return: the new MR, or NULL with errno set.
+ */
+static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
+				   size_t length, uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd = {};
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+
+	ret = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret)
+		goto err_free_mr;
+
+	return &vmr->ibv_mr;
+
+err_free_mr:
+	free(vmr);
+	errno = ret;
+	return NULL;
+}
+
+/**
+ * sroce_dereg_mr() - dereg_mr op
+ * @vmr: MR from sroce_reg_mr()
+ *
+ * Return: 0, or a positive errno with the MR kept.
+ */
+static int sroce_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret)
+		return ret;
+
+	free(vmr);
+	return 0;
+}
+
+/**
+ * sroce_create_ah() - create_ah op
+ * @ibpd: PD
+ * @attr: address vector
+ *
+ * Keeps the ah_num the kernel returns: UD send WQEs name the AH by it.
+ *
+ * Return: the new AH, or NULL with errno set.
+ */
+static struct ibv_ah *sroce_create_ah(struct ibv_pd *ibpd,
+				      struct ibv_ah_attr *attr)
+{
+	struct sroce_uresp_create_ah resp = {};
+	struct sroce_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+
+	ret = ibv_cmd_create_ah(ibpd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto err_free_ah;
+
+	ah->ah_num = resp.drv.ah_num;
+	return &ah->ibv_ah;
+
+err_free_ah:
+	free(ah);
+	errno = ret;
+	return NULL;
+}
+
+/**
+ * sroce_destroy_ah() - destroy_ah op
+ * @ibah: AH from sroce_create_ah()
+ *
+ * Return: 0, or a positive errno with the AH kept.
+ */
+static int sroce_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+
+	free(to_sah(ibah));
+	return 0;
+}
+
+/**
  * sroce_free_context() - free_context op, the end of ibv_close_device()
  * @ibctx: context from sroce_alloc_context()
  */
@@ -145,13 +256,39 @@ static void sroce_free_context(struct ibv_context *ibctx)
 	free(ctx);
 }
 
-/* Alphabetical, like struct verbs_context_ops. */
+/*
+ * Alphabetical, like struct verbs_context_ops.  The data-path ops (poll_cq,
+ * post_recv, post_send, post_srq_recv) make no system call except the send
+ * doorbell; arming a CQ is the generic REQ_NOTIFY_CQ command.
+ */
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_pd = sroce_alloc_pd,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_cq_create,
+	.create_cq_ex = sroce_cq_create_ex,
+	.create_qp = sroce_qp_create,
+	.create_qp_ex = sroce_qp_create_ex,
+	.create_srq = sroce_srq_create,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_cq_destroy,
+	.destroy_qp = sroce_qp_destroy,
+	.destroy_srq = sroce_srq_destroy,
 	.free_context = sroce_free_context,
+	.modify_qp = sroce_qp_modify,
+	.modify_srq = sroce_srq_modify,
+	.poll_cq = sroce_cq_poll,
+	.post_recv = sroce_rq_post,
+	.post_send = sroce_sq_post,
+	.post_srq_recv = sroce_srq_post,
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_qp_query,
+	.query_srq = sroce_srq_query,
+	.reg_mr = sroce_reg_mr,
+	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.resize_cq = sroce_cq_resize,
 };
 
 /*
@@ -277,6 +414,9 @@ static const struct verbs_device_ops sroce_dev_ops = {
  * address records IBVERBS_1.14 as a requirement of this object, so the
  * dynamic linker refuses to load it into a v34/v35 libibverbs (same PABI
  * name, shorter ops table) instead of letting ops land in wrong slots.
+ * There is no such guard for the other direction: struct verbs_qp follows
+ * the ibv_qp_ex of the headers built against, so a binary is valid only
+ * for that rdma-core release (verbs-private.h).
  */
 static int (*const sroce_abi_floor)(struct ibv_qp *qp, enum ibv_wr_opcode op,
 				    uint32_t flags)

@@ -4,22 +4,38 @@
  *
  * Every provider object embeds the libibverbs object it stands for, and
  * libibverbs only ever sees a pointer to that embedded member; to_s*()
- * converts back.  Objects grow their private state (mmapped rings, locks)
- * here as the data path moves into userspace.
+ * converts back.  Queues own a mapped ring (ring.h) and the lock that
+ * serialises this process's threads on it.
+ *
+ * Files: sroce.c context, device, PD, MR, AH and the ops table; cq.c
+ * completion queues; qp.c queue pair lifetime; sq.c send WQEs, post_send
+ * and the doorbell; rq.c receive WQEs for QPs and SRQs; srq.c shared
+ * receive queue lifetime; wr.c the ibv_qp_ex (ibv_wr_*) send API; ring.c
+ * ring mapping.
  */
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
 
+#include "ring.h"
 #include "verbs-private.h"
 
 #define sroce_container_of(ptr, type, member)				\
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Reinterpret a __be32 as the plain __u32 the ABI stores (sparse). */
+#ifdef __CHECKER__
+#define sroce_force __attribute__((force))
+#else
+#define sroce_force
+#endif
 
 /* One per kernel device matched by this provider. */
 struct sroce_device {
@@ -29,11 +45,75 @@ struct sroce_device {
 /* One per ibv_open_device(). */
 struct sroce_context {
 	struct verbs_context	vctx;
-	uint32_t		features;	/* enum sroce_feature mask */
+	uint32_t		features;	/* GET_CONTEXT features mask */
 };
 
 struct sroce_pd {
 	struct ibv_pd		ibv_pd;
+};
+
+struct sroce_ah {
+	struct ibv_ah		ibv_ah;
+	uint32_t		ah_num;		/* names it in UD send WQEs */
+};
+
+/*
+ * A completion queue, from create_cq or create_cq_ex.  @lock protects the
+ * ring's consumer side, the mapping itself (resize_cq replaces it) and the
+ * ibv_cq_ex poll state; it is held from a successful start_poll to
+ * end_poll.  @ring.base is NULL only after a resize whose new ring could
+ * not be mapped (the CQ is then lost: polls fail).
+ */
+struct sroce_cq {
+	struct verbs_cq		vcq;
+	pthread_spinlock_t	lock;
+	struct sroce_ring	ring;		/* consumer side */
+	uint32_t		poll_next;	/* cq_ex: index after @cur */
+	struct ibv_wc		cur;		/* cq_ex: copy of current CQE */
+};
+
+/*
+ * A send queue.  @lock protects @ring.head, the slots this process owns and
+ * the ibv_wr_* batch, and is held from wr_start to wr_complete/wr_abort.
+ * The limits are what the kernel granted at create time, checked against
+ * the ring then (max_wr <= num_slots; a slot holds a WQE with max_sge SGEs
+ * or max_inline bytes).
+ */
+struct sroce_sq {
+	pthread_spinlock_t	lock;
+	struct sroce_ring	ring;		/* producer side */
+	uint32_t		max_wr;		/* outstanding WQEs allowed */
+	uint32_t		max_sge;
+	uint32_t		max_inline;
+	/* ibv_wr_* batch */
+	uint32_t		wr_count;	/* WQEs built, not published */
+	int			wr_err;		/* first error, 0 if none */
+	struct sroce_send_wqe	*wr_wqe;	/* WQE being built, or NULL */
+	bool			wr_ud_set;	/* UD address given for it */
+};
+
+/*
+ * A receive queue of a QP or an SRQ.  @lock protects @ring.head and the
+ * slots this process owns.  No ring (@ring.base NULL) when the QP uses an
+ * SRQ or has no receive queue.
+ */
+struct sroce_rq {
+	pthread_spinlock_t	lock;
+	struct sroce_ring	ring;		/* producer side */
+	uint32_t		max_wr;		/* outstanding WQEs allowed */
+	uint32_t		max_sge;
+};
+
+/* Every QP is a verbs_qp: libibverbs' ibv_qp_to_qp_ex() casts to it. */
+struct sroce_qp {
+	struct verbs_qp		vqp;
+	struct sroce_sq		sq;
+	struct sroce_rq		rq;
+};
+
+struct sroce_srq {
+	struct ibv_srq		ibv_srq;
+	struct sroce_rq		rq;
 };
 
 /*
@@ -50,21 +130,144 @@ struct sroce_get_context_resp {
 	struct sroce_alloc_ucontext_resp	drv;
 };
 
+/*
+ * Responses carrying driver data: the core response, then the ABI's
+ * struct directly after it.  The requests of these commands carry no driver
+ * data, so they are the bare wrappers of verbs-private.h.
+ */
+struct sroce_uresp_create_cq {
+	struct ib_uverbs_create_cq_resp		ibv_resp;
+	struct sroce_create_cq_resp		drv;
+};
+
+struct sroce_uresp_create_cq_ex {
+	struct ib_uverbs_ex_create_cq_resp	ibv_resp;
+	struct sroce_create_cq_resp		drv;
+};
+
+struct sroce_uresp_resize_cq {
+	struct ib_uverbs_resize_cq_resp		ibv_resp;
+	struct sroce_create_cq_resp		drv;
+};
+
+struct sroce_uresp_create_qp {
+	struct ib_uverbs_create_qp_resp		ibv_resp;
+	struct sroce_create_qp_resp		drv;
+};
+
+struct sroce_uresp_create_srq {
+	struct ib_uverbs_create_srq_resp	ibv_resp;
+	struct sroce_create_srq_resp		drv;
+};
+
+struct sroce_uresp_create_ah {
+	struct ib_uverbs_create_ah_resp		ibv_resp;
+	struct sroce_create_ah_resp		drv;
+};
+
+/* The send doorbell: POST_SEND with no work requests (sq.c). */
+struct sroce_doorbell_cmd {
+	struct ib_uverbs_cmd_hdr		hdr;
+	struct ib_uverbs_post_send		core;
+};
+
+/* The receive doorbell: a POST_RECV write command with no work requests. */
+struct sroce_recv_doorbell_cmd {
+	struct ib_uverbs_cmd_hdr		hdr;
+	struct ib_uverbs_post_recv		core;
+};
+
 /* The ABI's sizes, also asserted by the module (drivers/sroce/verbs.c). */
 _Static_assert(sizeof(struct sroce_alloc_ucontext_req) == 8,
 	       "sroce ABI: sroce_alloc_ucontext_req size");
 _Static_assert(sizeof(struct sroce_alloc_ucontext_resp) == 16,
 	       "sroce ABI: sroce_alloc_ucontext_resp size");
-_Static_assert(offsetof(struct sroce_get_context_cmd, drv) ==
-	       sizeof(struct ibv_get_context),
-	       "GET_CONTEXT driver request must follow the core command");
-_Static_assert(sizeof(struct sroce_get_context_cmd) == 24,
-	       "GET_CONTEXT request size");
-_Static_assert(offsetof(struct sroce_get_context_resp, drv) ==
-	       sizeof(struct ib_uverbs_get_context_resp),
-	       "GET_CONTEXT driver response must follow the core response");
-_Static_assert(sizeof(struct sroce_get_context_resp) == 24,
-	       "GET_CONTEXT response size");
+_Static_assert(sizeof(struct sroce_sge) == 16, "sroce ABI: sroce_sge size");
+_Static_assert(sizeof(struct sroce_send_wqe) == 64,
+	       "sroce ABI: sroce_send_wqe size");
+_Static_assert(offsetof(struct sroce_send_wqe, wr) == 32,
+	       "sroce ABI: sroce_send_wqe.wr offset");
+_Static_assert(sizeof(struct sroce_recv_wqe) == 16,
+	       "sroce ABI: sroce_recv_wqe size");
+_Static_assert(sizeof(struct sroce_create_cq_resp) == 24,
+	       "sroce ABI: sroce_create_cq_resp size");
+_Static_assert(sizeof(struct sroce_create_qp_resp) == 48,
+	       "sroce ABI: sroce_create_qp_resp size");
+_Static_assert(sizeof(struct sroce_create_srq_resp) == 24,
+	       "sroce ABI: sroce_create_srq_resp size");
+_Static_assert(sizeof(struct sroce_create_ah_resp) == 8,
+	       "sroce ABI: sroce_create_ah_resp size");
+
+/* Driver data must follow the core part with no padding in between. */
+#define SROCE_DRV_AFTER(type, core, total)				\
+	_Static_assert(offsetof(struct type, drv) == sizeof(core) &&	\
+		       sizeof(struct type) == (total),			\
+		       #type ": driver data must follow the core part")
+SROCE_DRV_AFTER(sroce_get_context_cmd, struct ibv_get_context, 24);
+SROCE_DRV_AFTER(sroce_get_context_resp,
+		struct ib_uverbs_get_context_resp, 24);
+SROCE_DRV_AFTER(sroce_uresp_create_cq, struct ib_uverbs_create_cq_resp, 32);
+SROCE_DRV_AFTER(sroce_uresp_create_cq_ex,
+		struct ib_uverbs_ex_create_cq_resp, 40);
+SROCE_DRV_AFTER(sroce_uresp_resize_cq, struct ib_uverbs_resize_cq_resp, 32);
+SROCE_DRV_AFTER(sroce_uresp_create_qp, struct ib_uverbs_create_qp_resp, 80);
+SROCE_DRV_AFTER(sroce_uresp_create_srq,
+		struct ib_uverbs_create_srq_resp, 40);
+SROCE_DRV_AFTER(sroce_uresp_create_ah, struct ib_uverbs_create_ah_resp, 12);
+_Static_assert(sizeof(struct sroce_recv_doorbell_cmd) == 32 &&
+	       offsetof(struct sroce_recv_doorbell_cmd, core) == 8,
+	       "POST_RECV doorbell command size");
+_Static_assert(sizeof(struct sroce_doorbell_cmd) == 32 &&
+	       offsetof(struct sroce_doorbell_cmd, core) == 8,
+	       "POST_SEND doorbell command size");
+
+/*
+ * CQ slots hold struct ib_uverbs_wc and poll_cq hands them out as struct
+ * ibv_wc: the same 48 bytes (ib_uverbs_wc's last two bytes are ibv_wc's
+ * tail padding).
+ */
+#define SROCE_WC_FIELD(field, uv_field)					\
+	_Static_assert(offsetof(struct ibv_wc, field) ==		\
+		       offsetof(struct ib_uverbs_wc, uv_field) &&	\
+		       sizeof(((struct ibv_wc *)0)->field) ==		\
+		       sizeof(((struct ib_uverbs_wc *)0)->uv_field),	\
+		       "ibv_wc." #field " must overlay ib_uverbs_wc")
+SROCE_WC_FIELD(wr_id, wr_id);
+SROCE_WC_FIELD(status, status);
+SROCE_WC_FIELD(opcode, opcode);
+SROCE_WC_FIELD(vendor_err, vendor_err);
+SROCE_WC_FIELD(byte_len, byte_len);
+SROCE_WC_FIELD(imm_data, ex.imm_data);
+SROCE_WC_FIELD(qp_num, qp_num);
+SROCE_WC_FIELD(src_qp, src_qp);
+SROCE_WC_FIELD(wc_flags, wc_flags);
+SROCE_WC_FIELD(pkey_index, pkey_index);
+SROCE_WC_FIELD(slid, slid);
+SROCE_WC_FIELD(sl, sl);
+SROCE_WC_FIELD(dlid_path_bits, dlid_path_bits);
+_Static_assert(sizeof(struct ibv_wc) == sizeof(struct ib_uverbs_wc) &&
+	       sizeof(struct ibv_wc) == 48, "ibv_wc and ib_uverbs_wc size");
+
+/*
+ * Send WQE opcodes and flags, and CQE wc_flags, are libibverbs' numbers,
+ * passed through unchanged (CQE opcode and status are ibv_wc_* by the ABI).
+ */
+#define SROCE_SAME(a, b) _Static_assert((int)(a) == (int)(b), #a " != " #b)
+SROCE_SAME(IBV_WC_GRH, SROCE_WC_GRH);
+SROCE_SAME(IBV_WC_WITH_IMM, SROCE_WC_WITH_IMM);
+SROCE_SAME(IBV_WC_IP_CSUM_OK, SROCE_WC_IP_CSUM_OK);
+SROCE_SAME(IBV_WC_WITH_INV, SROCE_WC_WITH_INV);
+SROCE_SAME(IBV_WR_RDMA_WRITE, IB_UVERBS_WR_RDMA_WRITE);
+SROCE_SAME(IBV_WR_RDMA_WRITE_WITH_IMM, IB_UVERBS_WR_RDMA_WRITE_WITH_IMM);
+SROCE_SAME(IBV_WR_SEND, IB_UVERBS_WR_SEND);
+SROCE_SAME(IBV_WR_SEND_WITH_IMM, IB_UVERBS_WR_SEND_WITH_IMM);
+SROCE_SAME(IBV_WR_RDMA_READ, IB_UVERBS_WR_RDMA_READ);
+SROCE_SAME(IBV_WR_ATOMIC_CMP_AND_SWP, IB_UVERBS_WR_ATOMIC_CMP_AND_SWP);
+SROCE_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD, IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD);
+SROCE_SAME(IBV_SEND_FENCE, SROCE_SEND_FENCE);
+SROCE_SAME(IBV_SEND_SIGNALED, SROCE_SEND_SIGNALED);
+SROCE_SAME(IBV_SEND_SOLICITED, SROCE_SEND_SOLICITED);
+SROCE_SAME(IBV_SEND_INLINE, SROCE_SEND_INLINE);
 
 static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
 {
@@ -80,5 +283,83 @@ static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 {
 	return sroce_container_of(ibpd, struct sroce_pd, ibv_pd);
 }
+
+static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
+{
+	return sroce_container_of(ibah, struct sroce_ah, ibv_ah);
+}
+
+/* Also for an ibv_cq_ex: it starts with the members of an ibv_cq. */
+static inline struct sroce_cq *to_scq(struct ibv_cq *ibcq)
+{
+	return sroce_container_of(ibcq, struct sroce_cq, vcq.cq);
+}
+
+static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
+{
+	return sroce_container_of(ibqp, struct sroce_qp, vqp.qp);
+}
+
+static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
+{
+	return sroce_container_of(ibsrq, struct sroce_srq, ibv_srq);
+}
+
+/* cq.c */
+struct ibv_cq *sroce_cq_create(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+struct ibv_cq_ex *sroce_cq_create_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
+int sroce_cq_destroy(struct ibv_cq *ibcq);
+int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+int sroce_cq_resize(struct ibv_cq *ibcq, int cqe);
+
+/* qp.c */
+struct ibv_qp *sroce_qp_create(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
+int sroce_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int sroce_qp_query(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int sroce_qp_destroy(struct ibv_qp *ibqp);
+
+/* sq.c */
+int sroce_sq_init(struct sroce_sq *sq, const struct sroce_ring_info *info,
+		  const struct ibv_qp_cap *cap, int cmd_fd);
+void sroce_sq_uninit(struct sroce_sq *sq);
+bool sroce_sq_opcode_ok(enum ibv_qp_type qp_type, unsigned int opcode);
+bool sroce_sq_inline_ok(unsigned int opcode);
+int sroce_sq_set_sges(const struct sroce_sq *sq, struct sroce_send_wqe *wqe,
+		      const struct ibv_sge *sg_list, size_t num_sge);
+void sroce_sq_clear_inline(struct sroce_send_wqe *wqe);
+int sroce_sq_add_inline(const struct sroce_sq *sq, struct sroce_send_wqe *wqe,
+			const void *addr, size_t length);
+int sroce_sq_doorbell(struct sroce_qp *qp);
+int sroce_sq_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+
+/* rq.c */
+int sroce_rq_init(struct sroce_rq *rq, const struct sroce_ring_info *info,
+		  uint32_t max_wr, uint32_t max_sge, int cmd_fd);
+void sroce_rq_uninit(struct sroce_rq *rq);
+int sroce_rq_post(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
+int sroce_srq_post(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+
+/* srq.c */
+struct ibv_srq *sroce_srq_create(struct ibv_pd *ibpd,
+				 struct ibv_srq_init_attr *attr);
+int sroce_srq_modify(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int sroce_srq_query(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int sroce_srq_destroy(struct ibv_srq *ibsrq);
+
+/* wr.c */
+int sroce_wr_check_ops(enum ibv_qp_type qp_type, uint64_t send_ops_flags);
+void sroce_wr_init(struct sroce_qp *qp, uint64_t send_ops_flags);
 
 #endif /* SROCE_PROVIDER_H */

@@ -12,13 +12,19 @@
  * were read off rdma-core v44.0 (Debian 12 ships 44.0-2, no libibverbs
  * patches) and Debian's libibverbs.so.1 binary.
  *
- * Validity: rdma-core v36.0 ... v56.x.  PABI 34 itself covers v34 ... v56,
- * but v35 and v36 each inserted ops into the sorted ops table below without
- * renaming the ABI, so on v34/v35 every op after the insertion point would
- * be read from the wrong slot.  sroce.c keeps a reference to an IBVERBS_1.14
- * symbol (new in v36.0) so that the dynamic linker refuses the provider on
- * those releases; v57 and later renamed the ABI, so they neither look for
- * *-rdmav34.so nor export IBVERBS_PRIVATE_34.  The build-time check lives in
+ * Validity: a binary is valid only for the rdma-core release it was built
+ * against.  Everything here except struct verbs_qp holds for v36.0 ...
+ * v56.x: PABI 34 itself covers v34 ... v56, but v35 and v36 each inserted
+ * ops into the sorted ops table below without renaming the ABI, so on
+ * v34/v35 every op after the insertion point would be read from the wrong
+ * slot.  sroce.c keeps a reference to an IBVERBS_1.14 symbol (new in v36.0)
+ * so that the dynamic linker refuses the provider on those releases; v57 and
+ * later renamed the ABI, so they neither look for *-rdmav34.so nor export
+ * IBVERBS_PRIVATE_34.  struct verbs_qp, however, embeds the public struct
+ * ibv_qp_ex, which grew inside PABI 34 (v44.0 and v45.0 each appended a
+ * member) with no symbol version to show it, so its layout is that of the
+ * installed headers and nothing at load time can check it (see struct
+ * verbs_qp below).  The build-time window check lives in
  * scripts/rdma-core-version.sh.
  *
  * None of these structures is copied as a whole: libibverbs reads and
@@ -148,6 +154,52 @@ struct verbs_mr {
 	struct ibv_mr		ibv_mr;
 	enum ibv_mr_type	mr_type;
 	int			access;
+};
+
+/*
+ * Completion queues (provider-abi.md 4.7).  ibv_cmd_create_cq_ex() takes
+ * this union, and an ibv_cq_ex starts with the members of an ibv_cq, so one
+ * provider CQ serves both create_cq and create_cq_ex.  Unchanged v33 ... v64.
+ */
+struct verbs_cq {
+	union {
+		struct ibv_cq		cq;
+		struct ibv_cq_ex	cq_ex;
+	};
+};
+
+/* XRC domains: sroce has none; only pointers to this are declared. */
+struct verbs_xrcd;
+
+/* Values of verbs_qp.comp_mask. */
+enum {
+	VERBS_QP_XRCD		= 1 << 0,	/* xrcd is valid */
+	VERBS_QP_EX		= 1 << 1,	/* qp_ex is valid */
+};
+
+/*
+ * Queue pairs (provider-abi.md 4.7).  libibverbs' ibv_qp_to_qp_ex() casts
+ * every struct ibv_qp to this and tests comp_mask, so every provider QP
+ * embeds a verbs_qp, not a bare ibv_qp, with comp_mask 0 unless the QP
+ * offers the ibv_wr_* API.  ibv_cmd_create_qp_ex() writes comp_mask too.
+ *
+ * The public struct ibv_qp_ex is 344 bytes in rdma-core v36 ... v43, 352 in
+ * v44 and 360 in v45 ... v56, so comp_mask and xrcd move with the release:
+ * this declaration takes the installed <infiniband/verbs.h>, which makes it
+ * right for the release the provider is built against and for no other.  A
+ * binary is therefore valid only for the rdma-core it was built against;
+ * the Makefile's window check cannot see this, and the dynamic linker
+ * cannot either (no symbol version changed).  Under another release
+ * libibverbs would read and write comp_mask at its own offset, inside or
+ * past this struct: undefined behaviour, not a clean failure.
+ */
+struct verbs_qp {
+	union {
+		struct ibv_qp		qp;
+		struct ibv_qp_ex	qp_ex;
+	};
+	uint32_t		comp_mask;	/* VERBS_QP_* */
+	struct verbs_xrcd	*xrcd;		/* always NULL */
 };
 
 /*
@@ -353,6 +405,61 @@ struct ibv_query_port {
 };
 
 /*
+ * Extended write commands carry a second, 16-byte header (kern-abi.h's
+ * struct ex_hdr is both headers together).
+ */
+struct ibv_create_cq_ex {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_ex_cmd_hdr	ex_hdr;
+	struct ib_uverbs_ex_create_cq	core_payload;
+};
+
+struct ibv_create_cq {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_create_cq	core_payload;
+};
+
+struct ibv_resize_cq {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_resize_cq	core_payload;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_create_qp	core_payload;
+};
+
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_modify_qp	core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_query_qp	core_payload;
+};
+
+struct ibv_create_srq {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_create_srq	core_payload;
+};
+
+struct ibv_modify_srq {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_modify_srq	core_payload;
+};
+
+struct ibv_query_srq {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_query_srq	core_payload;
+};
+
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_reg_mr		core_payload;
+};
+
+/*
  * Functions exported by libibverbs.so.1 under IBVERBS_PRIVATE_34
  * (provider-abi.md 3, 3.1); linking with -libverbs binds these names to
  * that version.  The signatures are identical in v36.0 ... v56.x.  Unless
@@ -404,6 +511,81 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
 
+/* Fills handle, lkey, rkey, context, mr_type and access of @vmr. */
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+/* Fills ah->handle and ah->context; there is no driver request. */
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
+
+/*
+ * Fill handle, cqe and context; libibverbs' ibv_create_cq() and
+ * ibv_create_cq_ex() run verbs_init_cq() on the result themselves.
+ * @cmd_flags of _ex: CREATE_CQ_CMD_FLAGS_* (none used, 0).
+ */
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+/* Sets cq->cqe from the response. */
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe,
+		      struct ibv_resize_cq *cmd, size_t cmd_size,
+		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+/* Waits until every event reported for the CQ has been acknowledged. */
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+
+/*
+ * Fill the ibv_qp (handle, qp_num, state RESET, pd, cqs, srq, context) and
+ * write the caps the kernel granted back into @attr->cap / @attr_ex->cap
+ * (on the ioctl path the core response struct is not filled, so read caps
+ * from there).  _ex also sets qp->comp_mask to 0 (VERBS_QP_XRCD with an
+ * XRCD) and accepts comp_mask PD | XRCD | SEND_OPS_FLAGS only.
+ */
+int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
+		      struct ibv_qp_init_attr *attr,
+		      struct ibv_create_qp *cmd, size_t cmd_size,
+		      struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+/* Waits until every event reported for the QP has been acknowledged. */
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+
+/* Writes the granted max_wr and max_sge back into @attr->attr. */
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+
 /*
  * Layout guards (provider-abi.md 4.9 and the sizes in 4.3 ... 4.8).
  */
@@ -454,6 +636,50 @@ VERBS_OPS_SLOT(query_port, 60);
 VERBS_OPS_SLOT(query_qp_data_in_order, 62);	/* inserted in v36 */
 VERBS_OPS_SLOT(reg_mr, 68);			/* 0x220 */
 VERBS_OPS_SLOT(unimport_pd, 75);		/* 0x258 */
+VERBS_OPS_SLOT(create_ah, 13);
+VERBS_OPS_SLOT(create_cq, 15);
+VERBS_OPS_SLOT(create_cq_ex, 16);
+VERBS_OPS_SLOT(create_qp, 19);
+VERBS_OPS_SLOT(create_qp_ex, 20);
+VERBS_OPS_SLOT(create_srq, 22);
+VERBS_OPS_SLOT(dereg_mr, 28);
+VERBS_OPS_SLOT(destroy_ah, 29);
+VERBS_OPS_SLOT(destroy_cq, 31);
+VERBS_OPS_SLOT(destroy_qp, 34);
+VERBS_OPS_SLOT(destroy_srq, 36);
+VERBS_OPS_SLOT(modify_qp, 47);
+VERBS_OPS_SLOT(modify_srq, 49);
+VERBS_OPS_SLOT(poll_cq, 53);
+VERBS_OPS_SLOT(post_recv, 54);
+VERBS_OPS_SLOT(post_send, 55);
+VERBS_OPS_SLOT(post_srq_recv, 57);
+VERBS_OPS_SLOT(query_qp, 61);
+VERBS_OPS_SLOT(query_srq, 64);
+VERBS_OPS_SLOT(req_notify_cq, 69);
+VERBS_OPS_SLOT(resize_cq, 71);
+
+_Static_assert(sizeof(struct ibv_cq) == 128, "ibv_cq size");
+_Static_assert(sizeof(struct ibv_cq_ex) == 288, "ibv_cq_ex size");
+_Static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq size");
+_Static_assert(sizeof(struct ibv_qp) == 160, "ibv_qp size");
+_Static_assert(offsetof(struct ibv_qp_ex, qp_base) == 0,
+	       "ibv_qp_ex must start with its ibv_qp");
+_Static_assert(offsetof(struct verbs_qp, comp_mask) ==
+	       sizeof(struct ibv_qp_ex),
+	       "verbs_qp.comp_mask must follow the embedded ibv_qp_ex");
+/*
+ * The layout provider-abi.md 4.7 records for v44; the Makefile passes the
+ * major version being built against.  Other releases differ on purpose
+ * (see struct verbs_qp).
+ */
+#if defined(SROCE_RDMA_CORE_MAJOR) && SROCE_RDMA_CORE_MAJOR == 44
+_Static_assert(sizeof(struct ibv_qp_ex) == 352, "v44 ibv_qp_ex size");
+_Static_assert(offsetof(struct verbs_qp, comp_mask) == 352,
+	       "v44 verbs_qp.comp_mask offset");
+_Static_assert(offsetof(struct verbs_qp, xrcd) == 360,
+	       "v44 verbs_qp.xrcd offset");
+_Static_assert(sizeof(struct verbs_qp) == 368, "v44 verbs_qp size");
+#endif
 
 _Static_assert(sizeof(struct ib_uverbs_cmd_hdr) == 8, "uverbs header size");
 _Static_assert(sizeof(struct ibv_get_context) ==
@@ -474,5 +700,41 @@ _Static_assert(sizeof(struct ibv_query_port) ==
 _Static_assert(sizeof(struct ibv_query_port) == 24, "ibv_query_port size");
 _Static_assert(sizeof(struct ib_uverbs_ex_query_device_resp) == 304,
 	       "ex_query_device response size");
+
+#define VERBS_CMD_SIZE(wrapper, core, total)				\
+	_Static_assert(sizeof(struct wrapper) ==			\
+		       sizeof(struct ib_uverbs_cmd_hdr) +		\
+		       sizeof(struct core) &&				\
+		       sizeof(struct wrapper) == (total),		\
+		       #wrapper " size")
+VERBS_CMD_SIZE(ibv_create_cq, ib_uverbs_create_cq, 40);
+VERBS_CMD_SIZE(ibv_resize_cq, ib_uverbs_resize_cq, 24);
+VERBS_CMD_SIZE(ibv_create_qp, ib_uverbs_create_qp, 64);
+VERBS_CMD_SIZE(ibv_modify_qp, ib_uverbs_modify_qp, 120);
+VERBS_CMD_SIZE(ibv_query_qp, ib_uverbs_query_qp, 24);
+VERBS_CMD_SIZE(ibv_create_srq, ib_uverbs_create_srq, 40);
+VERBS_CMD_SIZE(ibv_modify_srq, ib_uverbs_modify_srq, 24);
+VERBS_CMD_SIZE(ibv_query_srq, ib_uverbs_query_srq, 24);
+VERBS_CMD_SIZE(ibv_reg_mr, ib_uverbs_reg_mr, 48);
+_Static_assert(sizeof(struct ib_uverbs_ex_cmd_hdr) == 16,
+	       "uverbs extended header size");
+_Static_assert(offsetof(struct ibv_create_cq_ex, core_payload) == 24 &&
+	       sizeof(struct ibv_create_cq_ex) == 56, "ibv_create_cq_ex size");
+
+/* Core responses; driver data follows each directly. */
+_Static_assert(sizeof(struct ib_uverbs_create_cq_resp) == 8,
+	       "create_cq response size");
+_Static_assert(sizeof(struct ib_uverbs_ex_create_cq_resp) == 16,
+	       "ex_create_cq response size");
+_Static_assert(sizeof(struct ib_uverbs_resize_cq_resp) == 8,
+	       "resize_cq response size");
+_Static_assert(sizeof(struct ib_uverbs_create_qp_resp) == 32,
+	       "create_qp response size");
+_Static_assert(sizeof(struct ib_uverbs_create_srq_resp) == 16,
+	       "create_srq response size");
+_Static_assert(sizeof(struct ib_uverbs_create_ah_resp) == 4,
+	       "create_ah response size");
+_Static_assert(sizeof(struct ib_uverbs_reg_mr_resp) == 12,
+	       "reg_mr response size");
 
 #endif /* SROCE_VERBS_PRIVATE_H */

@@ -17,10 +17,16 @@
 #     sroce.map (which is empty), and every libibverbs symbol it uses is
 #     bound to a symbol version;
 #  4. dlopen-test.c: RTLD_NOW load against the real libibverbs, and the ops
-#     table its constructor registers.
+#     table its constructor registers;
+#  5. ring-test.c: the shared-ring index helpers (ring.h, ring.c) on a
+#     memfd: wraparound at 2^32, full/empty, slot addressing, refusal of
+#     ring descriptions that break the ABI;
+#  6. datapath-test.c: post_send, post_recv, poll_cq, the ibv_cq_ex and
+#     ibv_wr_* APIs on memfd rings, WQEs decoded as the ABI header defines
+#     them, doorbells read back from a pipe.
 #
 # Exit status: 0 all passed, 1 something failed, 4 skipped (tool missing).
-# Environment: CC (default cc) builds dlopen-test.
+# Environment: CC (default cc) builds the test programs.
 
 set -u
 
@@ -120,6 +126,44 @@ if "$CC" -std=gnu11 -Wall -Wextra -Werror -O2 -g \
 	fi
 else
 	fail "could not build dlopen-test"
+fi
+
+# 5. The ring helpers, compiled from the provider's sources.
+if "$CC" -std=gnu11 -Wall -Wextra -Werror -O2 -g \
+	-I"$provdir" -I"$top/uapi" -o "$tmp/ring-test" \
+	"$here/ring-test.c" "$provdir/ring.c"; then
+	pass "built ring-test"
+	"$tmp/ring-test" >"$tmp/ring-test.log" 2>&1
+	status=$?
+	sed 's/^/    /' "$tmp/ring-test.log"
+	if [ "$status" -eq 0 ]; then
+		pass "ring-test"
+	else
+		fail "ring-test (exit status $status)"
+	fi
+else
+	fail "could not build ring-test"
+fi
+
+# 6. The data path, compiled from the provider's sources (the test includes
+#    cq.c itself); -libverbs resolves the ibv_cmd_* it never calls.
+major=$(CC="$CC" "$top/scripts/rdma-core-version.sh" 2>/dev/null | cut -d. -f1)
+if "$CC" -std=gnu11 -Wall -Wextra -Werror -O2 -g \
+	-I"$provdir" -I"$top/uapi" ${major:+-DSROCE_RDMA_CORE_MAJOR=$major} \
+	-o "$tmp/datapath-test" "$here/datapath-test.c" \
+	"$provdir/sq.c" "$provdir/rq.c" "$provdir/wr.c" "$provdir/ring.c" \
+	-libverbs; then
+	pass "built datapath-test"
+	"$tmp/datapath-test" >"$tmp/datapath-test.log" 2>&1
+	status=$?
+	sed 's/^/    /' "$tmp/datapath-test.log"
+	if [ "$status" -eq 0 ]; then
+		pass "datapath-test"
+	else
+		fail "datapath-test (exit status $status)"
+	fi
+else
+	fail "could not build datapath-test"
 fi
 
 if [ "$failures" -ne 0 ]; then

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cq.c - completion queues: a ring the kernel fills with struct
+ * ib_uverbs_wc and the process empties without a system call, through
+ * ibv_poll_cq() or the ibv_cq_ex start/next/end_poll API.  Arming
+ * (req_notify_cq) is the plain REQ_NOTIFY_CQ command, in sroce.c's ops.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sroce.h"
+
+/* Everything an ib_uverbs_wc carries; no timestamps, no flow tags. */
+#define SROCE_CQ_WC_FLAGS	IBV_WC_STANDARD_FLAGS
+
+/* create_cq_ex attributes the provider honours. */
+#define SROCE_CQ_COMP_MASK	IBV_CQ_INIT_ATTR_MASK_FLAGS
+#define SROCE_CQ_FLAGS		IBV_CREATE_CQ_ATTR_SINGLE_THREADED
+
+static struct sroce_cq *cq_alloc(void)
+{
+	struct sroce_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	return cq;
+}
+
+static void cq_free(struct sroce_cq *cq)
+{
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+}
+
+static int cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
+		  const struct sroce_create_cq_resp *drv)
+{
+	return sroce_ring_map(&cq->ring, &drv->ring,
+			      sizeof(struct ib_uverbs_wc), SROCE_RING_CONSUMER,
+			      ibctx->cmd_fd);
+}
+
+/**
+ * sroce_cq_create() - create_cq op
+ * @ibctx: context
+ * @cqe: minimum number of CQEs
+ * @channel: completion channel, or NULL
+ * @comp_vector: completion vector
+ *
+ * Context: takes no lock; libibverbs initialises the returned ibv_cq.
+ * Return: the new CQ, or NULL with errno set (EPROTO: the kernel described
+ * a ring that breaks the ABI; the CQ is destroyed again).
+ */
+struct ibv_cq *sroce_cq_create(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct sroce_uresp_create_cq resp = {};
+	struct ibv_create_cq cmd = {};
+	struct sroce_cq *cq;
+	int ret;
+
+	cq = cq_alloc();
+	if (!cq)
+		return NULL;
+
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free_cq;
+
+	ret = cq_map(cq, ibctx, &resp.drv);
+	if (ret)
+		goto err_destroy_cq;
+
+	return &cq->vcq.cq;
+
+err_destroy_cq:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free_cq:
+	cq_free(cq);
+	errno = ret;
+	return NULL;
+}
+
+/**
+ * sroce_cq_destroy() - destroy_cq op
+ * @ibcq: CQ from sroce_cq_create() or sroce_cq_create_ex()
+ *
+ * The ring is unmapped only once the kernel has destroyed the CQ, so the
+ * kernel never writes into a mapping this process has given up.
+ *
+ * Return: 0, or a positive errno with the CQ kept.
+ */
+int sroce_cq_destroy(struct ibv_cq *ibcq)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+
+	sroce_ring_unmap(&cq->ring);
+	cq_free(cq);
+	return 0;
+}
+
+/**
+ * sroce_cq_poll() - poll_cq op
+ * @ibcq: CQ
+ * @num_entries: room in @wc
+ * @wc: receives up to @num_entries completions, oldest first
+ *
+ * Copies CQEs from the consumer index up to the producer index (loaded with
+ * acquire), then gives the slots back by publishing the consumer index
+ * (release), as ring.h describes.  A CQE is a struct ib_uverbs_wc already
+ * in libibverbs' numbering (the ABI says so), so it is copied unchanged.
+ *
+ * Context: any thread; takes and releases the CQ's lock.
+ * Return: number of completions returned (0 if none), or -1 if the CQ lost
+ * its ring in a failed resize.
+ */
+int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_ring *ring = &cq->ring;
+	uint32_t n, i;
+
+	if (num_entries <= 0)
+		return 0;
+
+	pthread_spin_lock(&cq->lock);
+	if (!ring->base) {
+		pthread_spin_unlock(&cq->lock);
+		return -1;
+	}
+
+	n = sroce_ring_ready(ring);
+	if (n > (uint32_t)num_entries)
+		n = (uint32_t)num_entries;
+	for (i = 0; i < n; i++)
+		memcpy(&wc[i], sroce_ring_slot(ring, ring->head + i),
+		       sizeof(wc[i]));
+	if (n)
+		sroce_ring_publish(ring, ring->head + n);
+
+	pthread_spin_unlock(&cq->lock);
+	return (int)n;
+}
+
+/**
+ * sroce_cq_resize() - resize_cq op
+ * @ibcq: CQ
+ * @cqe: new minimum number of CQEs
+ *
+ * The kernel builds a new ring, moves the unpolled CQEs into it and returns
+ * it; the provider switches to it and unmaps the old one.  The lock keeps
+ * pollers out meanwhile, so the consumer index the kernel reads during the
+ * command is final.
+ *
+ * Context: takes the CQ's lock across the command (a system call).
+ * Return: 0, or a positive errno.  If the kernel resized but the new ring
+ * cannot be mapped, the CQ has lost its ring: polls fail from then on.
+ */
+int sroce_cq_resize(struct ibv_cq *ibcq, int cqe)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_uresp_resize_cq resp = {};
+	struct ibv_resize_cq cmd = {};
+	struct sroce_ring old;
+	int ret;
+
+	pthread_spin_lock(&cq->lock);
+
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto out_unlock;
+
+	old = cq->ring;
+	ret = cq_map(cq, ibcq->context, &resp.drv);
+	if (ret)
+		memset(&cq->ring, 0, sizeof(cq->ring));
+	sroce_ring_unmap(&old);
+
+out_unlock:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+/*
+ * The ibv_cq_ex polling API.  start_poll takes the lock and holds it until
+ * end_poll; CQEs are copied into cq->cur and given back all at once by
+ * end_poll.  cq->poll_next is the index after the current CQE, so after
+ * next_poll found nothing it is already where end_poll must publish.
+ */
+
+static struct sroce_cq *cqx_to_scq(struct ibv_cq_ex *ibcqx)
+{
+	return to_scq(ibv_cq_ex_to_cq(ibcqx));
+}
+
+static void cqx_load(struct sroce_cq *cq, uint32_t index)
+{
+	memcpy(&cq->cur, sroce_ring_slot(&cq->ring, index), sizeof(cq->cur));
+	cq->poll_next = index + 1;
+	cq->vcq.cq_ex.status = cq->cur.status;
+	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+}
+
+/* Context: takes the CQ's lock, kept on success until cqx_end_poll(). */
+static int cqx_start_poll(struct ibv_cq_ex *ibcqx,
+			  struct ibv_poll_cq_attr *attr)
+{
+	struct sroce_cq *cq = cqx_to_scq(ibcqx);
+
+	if (attr->comp_mask)
+		return EINVAL;
+
+	pthread_spin_lock(&cq->lock);
+	if (!cq->ring.base || !sroce_ring_ready(&cq->ring)) {
+		pthread_spin_unlock(&cq->lock);
+		return cq->ring.base ? ENOENT : EIO;
+	}
+
+	cqx_load(cq, cq->ring.head);
+	return 0;
+}
+
+/* Context: the CQ's lock is held (since cqx_start_poll()). */
+static int cqx_next_poll(struct ibv_cq_ex *ibcqx)
+{
+	struct sroce_cq *cq = cqx_to_scq(ibcqx);
+	uint32_t producer = sroce_ring_load_peer(&cq->ring);
+
+	if (!sroce_ring_used(producer, cq->poll_next))
+		return ENOENT;
+
+	cqx_load(cq, cq->poll_next);
+	return 0;
+}
+
+/* Context: releases the CQ's lock taken by cqx_start_poll(). */
+static void cqx_end_poll(struct ibv_cq_ex *ibcqx)
+{
+	struct sroce_cq *cq = cqx_to_scq(ibcqx);
+
+	sroce_ring_publish(&cq->ring, cq->poll_next);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode cqx_read_opcode(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.opcode;
+}
+
+static uint32_t cqx_read_vendor_err(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.vendor_err;
+}
+
+static unsigned int cqx_read_wc_flags(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.wc_flags;
+}
+
+static uint32_t cqx_read_byte_len(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.byte_len;
+}
+
+static __be32 cqx_read_imm_data(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.imm_data;
+}
+
+static uint32_t cqx_read_qp_num(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.qp_num;
+}
+
+static uint32_t cqx_read_src_qp(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.src_qp;
+}
+
+static uint32_t cqx_read_slid(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.slid;
+}
+
+static uint8_t cqx_read_sl(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.sl;
+}
+
+static uint8_t cqx_read_dlid_path_bits(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur.dlid_path_bits;
+}
+
+/* Install the polling API and the readers for what @wc_flags asked for. */
+static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
+{
+	cqx->start_poll = cqx_start_poll;
+	cqx->next_poll = cqx_next_poll;
+	cqx->end_poll = cqx_end_poll;
+	cqx->read_opcode = cqx_read_opcode;
+	cqx->read_vendor_err = cqx_read_vendor_err;
+	cqx->read_wc_flags = cqx_read_wc_flags;
+
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cqx->read_byte_len = cqx_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		cqx->read_imm_data = cqx_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cqx->read_qp_num = cqx_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cqx->read_src_qp = cqx_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		cqx->read_slid = cqx_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		cqx->read_sl = cqx_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cqx->read_dlid_path_bits = cqx_read_dlid_path_bits;
+}
+
+/* Return: 0, or EOPNOTSUPP for attributes the provider cannot serve. */
+static int cqx_check_attr(const struct ibv_cq_init_attr_ex *attr)
+{
+	if (attr->wc_flags & ~(uint64_t)SROCE_CQ_WC_FLAGS)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & ~(uint32_t)SROCE_CQ_COMP_MASK)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & ~(uint32_t)SROCE_CQ_FLAGS))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/**
+ * sroce_cq_create_ex() - create_cq_ex op
+ * @ibctx: context
+ * @attr: attributes; wc_flags must be within IBV_WC_STANDARD_FLAGS, no
+ *	parent domain, flags at most IBV_CREATE_CQ_ATTR_SINGLE_THREADED
+ *	(accepted, but the CQ locks anyway)
+ *
+ * Context: takes no lock; libibverbs initialises the returned CQ.
+ * Return: the new CQ, or NULL with errno set (EOPNOTSUPP for attributes
+ * above, EPROTO for a ring that breaks the ABI).
+ */
+struct ibv_cq_ex *sroce_cq_create_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct sroce_uresp_create_cq_ex resp = {};
+	struct ibv_create_cq_ex cmd = {};
+	struct sroce_cq *cq;
+	int ret;
+
+	ret = cqx_check_attr(attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	cq = cq_alloc();
+	if (!cq)
+		return NULL;
+
+	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	if (ret)
+		goto err_free_cq;
+
+	ret = cq_map(cq, ibctx, &resp.drv);
+	if (ret)
+		goto err_destroy_cq;
+
+	cqx_init_ops(&cq->vcq.cq_ex, attr->wc_flags);
+	return &cq->vcq.cq_ex;
+
+err_destroy_cq:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free_cq:
+	cq_free(cq);
+	errno = ret;
+	return NULL;
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * qp.c - queue pair lifetime: create (legacy and extended), modify, query,
+ * destroy.  The send queue and receive queue rings are mapped at create
+ * time (sq.c, rq.c) and unmapped after the kernel has destroyed the QP.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sroce.h"
+
+/* create_qp_ex attributes the provider honours. */
+#define SROCE_QP_COMP_MASK						\
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+/* Return: 0, or EOPNOTSUPP for a QP type with no send/receive rings. */
+static int qp_check_type(enum ibv_qp_type qp_type)
+{
+	if (qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC ||
+	    qp_type == IBV_QPT_UD)
+		return 0;
+	return EOPNOTSUPP;
+}
+
+/*
+ * Map the rings the kernel created for a new QP, sized by the limits it
+ * granted in @cap.  A QP on an SRQ has no receive ring of its own.
+ */
+static int qp_init_queues(struct sroce_qp *qp, int cmd_fd,
+			  const struct ibv_qp_cap *cap, bool has_srq,
+			  const struct sroce_create_qp_resp *drv)
+{
+	static const struct sroce_ring_info no_ring;
+	int ret;
+
+	ret = sroce_sq_init(&qp->sq, &drv->sq, cap, cmd_fd);
+	if (ret)
+		return ret;
+
+	if (has_srq)
+		ret = sroce_rq_init(&qp->rq, &no_ring, 0, 0, cmd_fd);
+	else
+		ret = sroce_rq_init(&qp->rq, &drv->rq, cap->max_recv_wr,
+				    cap->max_recv_sge, cmd_fd);
+	if (ret)
+		goto err_uninit_sq;
+	return 0;
+
+err_uninit_sq:
+	sroce_sq_uninit(&qp->sq);
+	return ret;
+}
+
+/**
+ * sroce_qp_create() - create_qp op
+ * @ibpd: PD
+ * @attr: attributes; the granted caps are written back to @attr->cap
+ *
+ * Context: takes no lock.
+ * Return: the new QP, or NULL with errno set (EOPNOTSUPP for QP types other
+ * than RC, UC and UD; EPROTO when the rings the kernel described cannot
+ * hold what it granted, the QP then being destroyed again).
+ */
+struct ibv_qp *sroce_qp_create(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct sroce_uresp_create_qp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	ret = qp_check_type(attr->qp_type);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free_qp;
+
+	ret = qp_init_queues(qp, ibpd->context->cmd_fd, &attr->cap,
+			     attr->srq != NULL, &resp.drv);
+	if (ret)
+		goto err_destroy_qp;
+
+	return &qp->vqp.qp;
+
+err_destroy_qp:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free_qp:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+/* Return: 0, or EOPNOTSUPP for what the provider cannot serve. */
+static int qp_check_attr_ex(const struct ibv_qp_init_attr_ex *attr)
+{
+	if (attr->comp_mask & ~(uint32_t)SROCE_QP_COMP_MASK)
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
+		return EOPNOTSUPP;	/* only XRC QPs live without a PD */
+	if (qp_check_type(attr->qp_type))
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		return sroce_wr_check_ops(attr->qp_type, attr->send_ops_flags);
+	return 0;
+}
+
+/**
+ * sroce_qp_create_ex() - create_qp_ex op, the way to the ibv_wr_* API
+ * @ibctx: context
+ * @attr: attributes: comp_mask PD, optionally SEND_OPS_FLAGS with the
+ *	opcodes of wr.c; the granted caps are written back to @attr->cap
+ *
+ * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP offers struct ibv_qp_ex
+ * (ibv_qp_to_qp_ex()).  This is what ties the binary to the rdma-core
+ * release it was built against (struct verbs_qp, verbs-private.h).
+ *
+ * Context: takes no lock.
+ * Return: the new QP, or NULL with errno set (EOPNOTSUPP for attributes,
+ * QP types or send opcodes the provider does not support; EPROTO as for
+ * sroce_qp_create()).
+ */
+struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct sroce_uresp_create_qp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	ret = qp_check_attr_ex(attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_free_qp;
+
+	ret = qp_init_queues(qp, ibctx->cmd_fd, &attr->cap, attr->srq != NULL,
+			     &resp.drv);
+	if (ret)
+		goto err_destroy_qp;
+
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		sroce_wr_init(qp, attr->send_ops_flags);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+	return &qp->vqp.qp;
+
+err_destroy_qp:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free_qp:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+/*
+ * After a move to RESET the kernel may have rewritten the ring indices this
+ * process owns (the ABI leaves it open); take them back from the mapping.
+ */
+static void qp_resync_rings(struct sroce_qp *qp)
+{
+	pthread_spin_lock(&qp->sq.lock);
+	sroce_ring_resync(&qp->sq.ring);
+	pthread_spin_unlock(&qp->sq.lock);
+
+	pthread_spin_lock(&qp->rq.lock);
+	sroce_ring_resync(&qp->rq.ring);
+	pthread_spin_unlock(&qp->rq.lock);
+}
+
+/**
+ * sroce_qp_modify() - modify_qp op
+ * @ibqp: QP
+ * @attr: new attributes
+ * @attr_mask: enum ibv_qp_attr_mask, which of @attr to apply
+ *
+ * Context: takes the SQ and RQ locks, one after the other, after a move to
+ * RESET.
+ * Return: 0 or a positive errno.
+ */
+int sroce_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		qp_resync_rings(to_sqp(ibqp));
+	return 0;
+}
+
+/**
+ * sroce_qp_query() - query_qp op
+ * @ibqp: QP
+ * @attr: filled with the attributes asked for
+ * @attr_mask: enum ibv_qp_attr_mask
+ * @init_attr: filled with the creation attributes (caps as granted)
+ *
+ * Return: 0 or a positive errno.
+ */
+int sroce_qp_query(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+/**
+ * sroce_qp_destroy() - destroy_qp op
+ * @ibqp: QP
+ *
+ * The kernel destroys the QP first; only then are its rings unmapped.
+ *
+ * Return: 0, or a positive errno with the QP kept.
+ */
+int sroce_qp_destroy(struct ibv_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	sroce_rq_uninit(&qp->rq);
+	sroce_sq_uninit(&qp->sq);
+	free(qp);
+	return 0;
+}
