@@ -54,7 +54,7 @@ test_kernel_doc() {
 	out=$(cd "$SROCE_ROOT" && kernel_sources | grep -v '^uapi/' |
 		xargs "$tools/kernel-doc" -none -v 2>&1) || true
 	echo "$out"
-	! grep -iE 'warning|error' <<<"$out" || fail "kernel-doc findings"
+	! grep -E ': (warning|error):|^(Warning|Error)' <<<"$out" || fail "kernel-doc findings"
 }
 
 test_provider_style() {
