@@ -554,6 +554,7 @@ static int sroce_xmit4(struct net *net, struct net_device *ndev,
 	__be32 saddr = av->saddr.s6_addr32[3];
 	__be32 daddr = av->daddr.s6_addr32[3];
 	struct rtable *rt = NULL;
+	int err;
 	struct flowi4 fl4 = {
 		.flowi4_oif = ndev->ifindex,
 		.flowi4_tos = RT_TOS(av->tos),
@@ -582,7 +583,8 @@ static int sroce_xmit4(struct net *net, struct net_device *ndev,
 	}
 	skb_dst_set(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	return net_xmit_eval(ip_local_out(net, NULL, skb));
+	err = ip_local_out(net, NULL, skb);
+	return net_xmit_eval(err);
 }
 
 static int sroce_xmit6(struct net *net, struct net_device *ndev,
@@ -590,6 +592,7 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
 		       struct sk_buff *skb, u16 sport)
 {
 	struct dst_entry *dst = NULL;
+	int err;
 	struct flowi6 fl6 = {
 		.flowi6_oif = ndev->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
@@ -619,7 +622,8 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
 	}
 	skb_dst_set(skb, dst);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	return net_xmit_eval(ip6_local_out(net, NULL, skb));
+	err = ip6_local_out(net, NULL, skb);
+	return net_xmit_eval(err);
 }
 
 /**

@@ -91,8 +91,10 @@ static int sroce_swqe_from_kernel_ud(struct sroce_qp *qp, struct sroce_swqe *w,
 		return -EINVAL;
 	w->ud.av = to_sah(ud->ah)->av;
 	w->ud.remote_qpn = ud->remote_qpn & SROCE_24BIT_MASK;
-	w->ud.remote_qkey = (ud->remote_qkey & SROCE_QKEY_PRIVILEGED) &&
-			    qp->ibqp.qp_type != IB_QPT_GSI ?
+	/* A Q_Key with the high bit set means the QP's own (the MAD layer
+	 * sends with IB_QP_SET_QKEY).
+	 */
+	w->ud.remote_qkey = ud->remote_qkey & SROCE_QKEY_PRIVILEGED ?
 			    qp->qkey : ud->remote_qkey;
 	return 0;
 }

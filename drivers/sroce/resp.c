@@ -646,11 +646,10 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
 	const struct sroce_deth *deth = sroce_resp_hdr(pkt,
 						       pkt->info->off_deth);
-	u32 qkey = qp->ibqp.qp_type == IB_QPT_GSI ? SROCE_GSI_QKEY : qp->qkey;
 	u8 grh[SROCE_GRH_BYTES];
 	int err;
 
-	if (be32_to_cpu(deth->qkey) != qkey) {
+	if (be32_to_cpu(deth->qkey) != qp->qkey) {
 		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QKEY);
 		return;
 	}
