@@ -318,6 +318,20 @@ static int sq_build_wqe(struct sroce_qp *qp, uint32_t pending,
 }
 
 /**
+ * sroce_sq_state_ok() - may sends be posted in the QP's state?
+ * @ibqp: the QP; libibverbs keeps ibqp->state as the last ibv_modify_qp()
+ *	set it (an asynchronous error only ever moves it to ERR, where
+ *	posting is allowed too: the work requests are flushed)
+ *
+ * Return: false in RESET, INIT and RTR.
+ */
+bool sroce_sq_state_ok(const struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT &&
+	       ibqp->state != IBV_QPS_RTR;
+}
+
+/**
  * sroce_sq_post() - post_send op
  * @ibqp: QP
  * @wr: list of work requests
@@ -342,6 +356,11 @@ int sroce_sq_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t n = 0;
 	int ret = 0;
 
+	/* Sends before RTS are an immediate error, as the verbs require. */
+	if (!sroce_sq_state_ok(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&sq->lock);
 	for (; wr; wr = wr->next, n++) {
 		ret = sq_build_wqe(qp, n, wr);

@@ -337,6 +337,7 @@ int sroce_sq_set_sges(const struct sroce_sq *sq, struct sroce_send_wqe *wqe,
 void sroce_sq_clear_inline(struct sroce_send_wqe *wqe);
 int sroce_sq_add_inline(const struct sroce_sq *sq, struct sroce_send_wqe *wqe,
 			const void *addr, size_t length);
+bool sroce_sq_state_ok(const struct ibv_qp *ibqp);
 int sroce_sq_doorbell(struct sroce_qp *qp);
 int sroce_sq_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);

@@ -132,7 +132,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 
 	pthread_spin_lock(&sq->lock);
 	sq->wr_count = 0;
-	sq->wr_err = 0;
+	sq->wr_err = sroce_sq_state_ok(&qpx->qp_base) ? 0 : EINVAL;
 	sq->wr_wqe = NULL;
 }
 

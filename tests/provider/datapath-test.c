@@ -126,6 +126,7 @@ static struct test_qp make_qp(enum ibv_qp_type qp_type, bool with_rq)
 	t.qp = calloc(1, sizeof(*t.qp));
 	t.qp->vqp.qp.context = &ctx;
 	t.qp->vqp.qp.qp_type = qp_type;
+	t.qp->vqp.qp.state = IBV_QPS_RTS;	/* sends need RTS (or later) */
 	t.qp->vqp.qp.handle = 42;
 	sq_fd = make_ring(&sq, SQ_SLOTS, t.sq_slot, &t.sq_k);
 	rq_fd = make_ring(&rq, RQ_SLOTS, t.rq_slot, &t.rq_k);
