@@ -153,14 +153,20 @@ static int rq_doorbell(struct ibv_qp *ibqp)
  *
  * Context: any thread; takes and releases the RQ lock; no system call
  * unless the QP is in ERR (the receive doorbell).
- * Return: 0; ENOMEM when the receive queue is full; EINVAL for too many
- * SGEs or a QP without its own receive queue (it uses an SRQ).
+ * Return: 0; ENOMEM when the receive queue is full; EINVAL in RESET, for
+ * too many SGEs or a QP without its own receive queue (it uses an SRQ).
  */
 int sroce_rq_post(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
-	int ret = rq_post(&to_sqp(ibqp)->rq, wr, bad_wr);
+	int ret;
 
+	/* Receives may be posted from INIT on, not in RESET. */
+	if (ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	ret = rq_post(&to_sqp(ibqp)->rq, wr, bad_wr);
 	if (!ret && ibqp->state == IBV_QPS_ERR)
 		ret = rq_doorbell(ibqp);
 	return ret;

@@ -427,6 +427,9 @@ void sroce_comp_rcv(struct sroce_pkt *pkt)
 		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_RESP);
 		after = SROCE_COMP_NOTHING;
 	}
+	/* Wake the requester only if it waits for us. */
+	if (!qp->req.stalled && !qp->req.retry)
+		after &= ~SROCE_COMP_KICK;
 	sroce_comp_retire(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	sroce_comp_finish(qp, after);

@@ -287,7 +287,7 @@ static int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_ring *ring,
 	if (count < 0)
 		return -EINVAL;
 	if (count > cqe)
-		return -EBUSY;
+		return -EINVAL;
 	cons = cq->is_user ? sroce_ring_load_cons(&cq->ring) : cq->ring.cons;
 	for (i = 0; i < count; i++)
 		memcpy(sroce_ring_slot(ring, i),
@@ -309,8 +309,8 @@ static int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_ring *ring,
  *	indices restart at zero with the unpolled entries moved in
  *
  * Context: Process context. May sleep.
- * Return: 0, -EINVAL for a bad size, -EBUSY if more entries wait than
- * would fit, -ENOMEM, or -EFAULT.
+ * Return: 0, -EINVAL for a bad size or one smaller than the entries
+ * waiting, -ENOMEM, or -EFAULT.
  */
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {

@@ -23,6 +23,13 @@
 
 #include "sroce.h"
 
+/*
+ * sroce has no IEEE-assigned OUI: its vendor ID is one from the locally
+ * administered range (bit 1 of the first octet set), spelling "SR".
+ */
+#define SROCE_VENDOR_ID 0x025352
+#define SROCE_VENDOR_PART_ID 1
+
 /* The module's version, reported as the device's firmware version. */
 #define SROCE_VERSION_MAJOR 0
 #define SROCE_VERSION_MINOR 1
@@ -265,6 +272,8 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->fw_ver = (u64)SROCE_VERSION_MAJOR << 32 |
 		       SROCE_VERSION_MINOR << 16 | SROCE_VERSION_PATCH;
 	attr->sys_image_guid = sdev->ibdev.node_guid;
+	attr->vendor_id = SROCE_VENDOR_ID;
+	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_qp = SROCE_MAX_QP;

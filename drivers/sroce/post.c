@@ -234,7 +234,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (state == IB_QPS_ERR)
 			sroce_qp_flush_sq(qp);
 		else if (state == IB_QPS_RTS || state == IB_QPS_SQD)
-			sroce_qp_sched_req(qp);
+			sroce_req_kick(qp);
 		return 0;
 	}
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD &&

@@ -177,8 +177,9 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 
 	if (ud) {
 		/* A UD message is one packet of at most the port's MTU. */
-		mtu = ib_mtu_enum_to_int(max_t(u32, IB_MTU_256,
-			READ_ONCE(sroce_qp_dev(qp)->active_mtu)));
+		mtu = max_t(u32, IB_MTU_256,
+			    READ_ONCE(sroce_qp_dev(qp)->active_mtu));
+		mtu = ib_mtu_enum_to_int(mtu);
 		if (w->length > mtu) {
 			/* It completes in error; the QP goes on. */
 			w->status = IB_WC_LOC_LEN_ERR;
@@ -407,6 +408,7 @@ static enum sroce_req_step sroce_req_once(struct sroce_qp *qp)
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	step = sroce_req_step(qp, &out);
+	qp->req.stalled = step == SROCE_REQ_STALLED;
 	if (step == SROCE_REQ_PACKET)
 		sroce_req_arm_timer(qp);
 	if (qp->ibqp.qp_type != IB_QPT_RC)
@@ -417,25 +419,69 @@ static enum sroce_req_step sroce_req_once(struct sroce_qp *qp)
 	return step;
 }
 
+/*
+ * Run the requester here, unless it is running elsewhere: then make that
+ * runner go round once more.  A caller first asks for a pass (AGAIN), then
+ * tries to become the runner; the runner clears AGAIN before each pass and
+ * looks at it again after giving up RUNNING, so a request made at any
+ * moment is served by someone.  A runner that spends its budget leaves the
+ * rest to the work item.
+ */
+static void sroce_req_run(struct sroce_qp *qp)
+{
+	enum sroce_req_step step = SROCE_REQ_IDLE;
+	int budget;
+
+	set_bit(SROCE_REQ_AGAIN, &qp->req_flags);
+	while (!test_and_set_bit_lock(SROCE_REQ_RUNNING, &qp->req_flags)) {
+		budget = SROCE_REQ_BUDGET;
+		do {
+			clear_bit(SROCE_REQ_AGAIN, &qp->req_flags);
+			step = SROCE_REQ_PACKET;
+			while (budget > 0 && step == SROCE_REQ_PACKET) {
+				step = sroce_req_once(qp);
+				budget--;
+			}
+		} while (budget > 0 && step != SROCE_REQ_FAILED &&
+			 test_bit(SROCE_REQ_AGAIN, &qp->req_flags));
+		clear_bit_unlock(SROCE_REQ_RUNNING, &qp->req_flags);
+		smp_mb__after_atomic();	/* RUNNING clear before AGAIN read */
+		if (step == SROCE_REQ_FAILED)
+			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+		if (step == SROCE_REQ_PACKET || budget <= 0) {
+			sroce_qp_sched_req(qp);
+			break;
+		}
+		if (!test_bit(SROCE_REQ_AGAIN, &qp->req_flags))
+			break;
+	}
+}
+
+/**
+ * sroce_req_kick() - run the requester in the caller's context
+ * @qp: the QP
+ *
+ * For the doorbell of a user QP: the packets go out before the system call
+ * returns, up to a budget; the work item sends the rest.
+ *
+ * Context: Process context with interrupts enabled.
+ */
+void sroce_req_kick(struct sroce_qp *qp)
+{
+	if (!READ_ONCE(qp->dead))
+		sroce_req_run(qp);
+}
+
 /**
  * sroce_req_work() - the requester's work item
  * @work: qp->req_work; the work holds a QP reference
- *
- * Sends up to a budget of packets, then yields by requeueing itself.
  *
  * Context: Process context (sroce_wq).
  */
 void sroce_req_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, req_work);
-	enum sroce_req_step step = SROCE_REQ_PACKET;
-	int budget = SROCE_REQ_BUDGET;
 
-	while (budget-- && step == SROCE_REQ_PACKET)
-		step = sroce_req_once(qp);
-	if (step == SROCE_REQ_PACKET)
-		sroce_qp_sched_req(qp);
-	else if (step == SROCE_REQ_FAILED)
-		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+	sroce_req_run(qp);
 	sroce_qp_put(qp);
 }

@@ -28,6 +28,9 @@
 /* resp.last_opcode between messages. */
 #define SROCE_NO_OPCODE 0xff
 
+/* Owed response packets the receive path sends itself. */
+#define SROCE_RESP_INLINE_BUDGET 16
+
 /* Bytes of network header UD receive buffers start with. */
 #define SROCE_GRH_BYTES 40
 
@@ -350,7 +353,6 @@ static void sroce_resp_queue_res(struct sroce_qp *qp,
 		res->queued = true;
 		qp->resp.queued++;
 	}
-	sroce_resp_sched(qp);
 }
 
 static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
@@ -675,6 +677,30 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 			       be32_to_cpu(deth->sqpn) & SROCE_24BIT_MASK);
 }
 
+static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp);
+
+/*
+ * Owed responses (READ data, held-back ACKs) go out from the receive path
+ * itself, up to a budget, so a small READ costs no context switch; the
+ * responder's work sends what is left.
+ */
+static void sroce_resp_owed_inline(struct sroce_qp *qp,
+				   struct sk_buff_head *out)
+{
+	int budget = SROCE_RESP_INLINE_BUDGET;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&qp->resp.lock);
+	while (budget-- && (qp->resp.queued || qp->resp.pending.valid)) {
+		skb = sroce_resp_next_owed(qp);
+		if (!skb)
+			break;
+		__skb_queue_tail(out, skb);
+	}
+	if (qp->resp.queued || qp->resp.pending.valid)
+		sroce_resp_sched(qp);
+}
+
 static void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff_head *out)
 {
 	struct sk_buff *skb;
@@ -716,6 +742,8 @@ void sroce_resp_rcv(struct sroce_pkt *pkt)
 		sroce_resp_ud(qp, pkt);
 		break;
 	}
+	if (qp->resp.queued)
+		sroce_resp_owed_inline(qp, &out);
 	spin_unlock(&qp->resp.lock);
 	sroce_resp_xmit(qp, &out);
 	if (comm_est)

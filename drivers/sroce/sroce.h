@@ -371,6 +371,8 @@ struct sroce_sq {
  * @since_ackreq: packets sent since the last one with AckReq
  * @retry: the completer asked to go back to @retry_psn
  * @retry_psn: where to go back to
+ * @stalled: the requester stopped for the completer (window, credits,
+ *	fence, RNR wait), which must run it again when that changes
  */
 struct sroce_req {
 	u32 idx;
@@ -380,6 +382,7 @@ struct sroce_req {
 	u32 since_ackreq;
 	bool retry;
 	u32 retry_psn;
+	bool stalled;
 };
 
 /**
@@ -543,6 +546,8 @@ struct sroce_resp {
  * @access: IB_ACCESS_REMOTE_* the responder allows (IB_QP_ACCESS_FLAGS)
  * @sport: UDP source port of this QP's packets
  * @sq_sig_all: every send work request completes with a CQE
+ * @req_flags: SROCE_REQ_RUNNING while someone runs the requester,
+ *	SROCE_REQ_AGAIN when it must make another pass (req.c)
  * @req_work: runs the requester
  * @event_work: flushes and raises @events from process context
  * @events: pending work for @event_work: a bit per enum ib_event_type,
@@ -581,6 +586,7 @@ struct sroce_qp {
 	u32 access;
 	u16 sport;
 	bool sq_sig_all;
+	unsigned long req_flags;
 	struct work_struct req_work;
 	struct work_struct event_work;
 	atomic_t events;
@@ -755,8 +761,13 @@ bool sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
 u32 sroce_rq_count(struct sroce_rq *rq);
 
 /* req.c */
+enum sroce_req_flags {
+	SROCE_REQ_RUNNING,
+	SROCE_REQ_AGAIN,
+};
+
 void sroce_req_work(struct work_struct *work);
-void sroce_req_complete_unsent(struct sroce_qp *qp);
+void sroce_req_kick(struct sroce_qp *qp);
 
 /* resp.c */
 void sroce_resp_rcv(struct sroce_pkt *pkt);
