@@ -78,10 +78,23 @@ follow() {
 	done
 }
 
+# The caller's other SROCE_* variables (e.g. SROCE_RC_DEV_KIND,
+# SROCE_TEST_TIMEOUT) reach the tests in the guest too.
+forward_env() {
+	local v
+	for v in $(compgen -e | grep '^SROCE_'); do
+		case $v in
+		SROCE_ROOT|SROCE_RESULTS|SROCE_TESTS) ;;
+		*) printf 'export %s=%q\n' "$v" "${!v}" ;;
+		esac
+	done
+}
+
 run_guest_groups() {
 	local todo=("$@") done_now=() left=() g cur last
 	cat >"$results/job.sh" <<EOF
 export SROCE_ROOT=$root SROCE_RESULTS=/run/xfer SROCE_TESTS="${SROCE_TESTS:-}"
+$(forward_env)
 exec bash $root/tests/guest-main.sh ${todo[*]}
 EOF
 	echo "--- guest: ${todo[*]}"

@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+#
+# Device-kind helpers for groups that run RDMA traffic, sourced after
+# tests/lib.sh.  The same tests aim at sroce or, to prove the tests
+# themselves, at Linux's in-tree soft RoCE driver rdma_rxe:
+#
+#   SROCE_RC_DEV_KIND=sroce (default)  sroce0 (topo_loopback), or sroce1 in
+#                                      sroce-h1 and sroce2 in sroce-h2
+#                                      (topo_two_hosts)
+#   SROCE_RC_DEV_KIND=rxe              rxe0 on the dummy st-d0 in the initial
+#                                      namespace, loopback only: rxe on 6.1
+#                                      works only in the initial namespace
+#
+# rdma_loopback [MTU] and rdma_two_hosts [MTU] build a topology and describe
+# its two ends ("1" serves, "2" connects) in:
+#
+#   RDMA_DEV1 RDMA_DEV2   device names
+#   RDMA_GID1 RDMA_GID2   GID index of each device's IPv4 address
+#   RDMA_IP1 RDMA_IP2     the IPv4 addresses
+#   RDMA_NS1 RDMA_NS2     command prefixes (arrays) that run a command where
+#                         the end lives: empty, or (ip netns exec NS)
+#
+# Background tools started here are killed when the test's shell exits, and
+# for rxe the device and module are removed then (t_reset knows only sroce).
+
+RDMA_KIND=${SROCE_RC_DEV_KIND:-sroce}
+: "${RDMA_TOOL_TIMEOUT:=120}"
+RDMA_BG_PIDS=()
+
+case $RDMA_KIND in
+sroce|rxe) ;;
+*) echo "SROCE_RC_DEV_KIND must be sroce or rxe, not '$RDMA_KIND'" >&2; exit 2 ;;
+esac
+
+# gid_index DEV IPV4: the lowest index of DEV's RoCE v2 GIDs holding IPV4.
+# (Shell builtins only: every process costs dearly under emulation.)
+gid_index() {
+	local dir=/sys/class/infiniband/$1/ports/1 want i n=-1 v t
+	want=$(gid_sysfs "::ffff:$2")
+	for i in "$dir"/gids/*; do
+		i=${i##*/}
+		read -r v <"$dir/gids/$i" 2>/dev/null || continue
+		[ "$v" = "$want" ] || continue
+		read -r t <"$dir/gid_attrs/types/$i" 2>/dev/null || continue
+		[ "$t" = "RoCE v2" ] || continue
+		if [ "$n" -lt 0 ] || [ "$i" -lt "$n" ]; then
+			n=$i
+		fi
+	done
+	[ "$n" -ge 0 ] && echo "$n"
+}
+
+# rdma_cleanup: kill the background tools; for rxe, remove rxe0 and the
+# module.  Runs from the EXIT trap the topologies install: no "local" here
+# (bash 5.2 rejects it in a trap run by an errexit inside eval or source),
+# and no errexit either, so that every step runs.
+rdma_cleanup() {
+	set +e
+	for _rdma_pid in "${RDMA_BG_PIDS[@]}"; do
+		kill "$_rdma_pid" 2>/dev/null
+	done
+	for _rdma_pid in "${RDMA_BG_PIDS[@]}"; do
+		wait "$_rdma_pid" 2>/dev/null
+	done
+	RDMA_BG_PIDS=()
+	[ "$RDMA_KIND" = rxe ] && rxe_remove
+	return 0
+}
+
+rxe_remove() {
+	rdma link delete rxe0 2>/dev/null || true
+	ip link del st-d0 2>/dev/null || true
+	for _rdma_i in $(seq 50); do
+		[ -d /sys/module/rdma_rxe ] || return 0
+		rmmod rdma_rxe 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo "rmmod rdma_rxe failed" >&2
+	return 1
+}
+
+#     [ rxe0 ]      (or [ sroce0 ]: topo_loopback)
+#         |
+#     [ st-d0 ]  dummy, 10.5.0.1/24, fd00:5::1/64, initial namespace
+rxe_loopback() {
+	local mtu=${1:-1500}
+	! sroce_loaded || fail "sroce is loaded: it and rdma_rxe cannot share UDP 4791"
+	[ ! -e /sys/class/infiniband/rxe0 ] || echo "warning: rxe0 left behind by an earlier test"
+	rxe_remove
+	unset RDMAV_DRIVERS	# the system's providers only: rxe needs no sroce provider
+	run modprobe rdma_rxe
+	run ip link add st-d0 mtu "$mtu" type dummy
+	run ip addr add 10.5.0.1/24 dev st-d0
+	run ip addr add fd00:5::1/64 dev st-d0 nodad
+	run ip link set st-d0 up
+	run rdma link add rxe0 type rxe netdev st-d0
+	wait_for 10 gid_present rxe0 ::ffff:10.5.0.1
+}
+
+rdma_loopback() {
+	trap rdma_cleanup EXIT
+	if [ "$RDMA_KIND" = rxe ]; then
+		rxe_loopback "$@"
+		RDMA_DEV1=rxe0
+	else
+		topo_loopback "$@"
+		RDMA_DEV1=sroce0
+	fi
+	RDMA_DEV2=$RDMA_DEV1
+	RDMA_IP1=10.5.0.1 RDMA_IP2=10.5.0.1
+	RDMA_NS1=() RDMA_NS2=()
+	RDMA_GID1=$(gid_index "$RDMA_DEV1" "$RDMA_IP1") || fail "$RDMA_DEV1 has no RoCE v2 GID for $RDMA_IP1"
+	RDMA_GID2=$RDMA_GID1
+	echo "loopback: $RDMA_DEV1, GID index $RDMA_GID1 ($RDMA_IP1)"
+}
+
+rdma_two_hosts() {
+	[ "$RDMA_KIND" = sroce ] || skip "rxe on Linux 6.1 works only in the initial namespace"
+	trap rdma_cleanup EXIT
+	topo_two_hosts "$@"
+	RDMA_DEV1=sroce1 RDMA_DEV2=sroce2
+	RDMA_IP1=10.6.0.1 RDMA_IP2=10.6.0.2
+	RDMA_NS1=(ip netns exec "$H1") RDMA_NS2=(ip netns exec "$H2")
+	RDMA_GID1=$(gid_index sroce1 10.6.0.1) || fail "sroce1 has no RoCE v2 GID for 10.6.0.1"
+	RDMA_GID2=$(gid_index sroce2 10.6.0.2) || fail "sroce2 has no RoCE v2 GID for 10.6.0.2"
+	echo "two hosts: sroce1 GID $RDMA_GID1 ($RDMA_IP1) in $H1, sroce2 GID $RDMA_GID2 ($RDMA_IP2) in $H2"
+}
+
+# rdma_topo loopback|two_hosts [MTU]
+rdma_topo() {
+	case $1 in
+	loopback) shift; rdma_loopback "$@" ;;
+	two_hosts) shift; rdma_two_hosts "$@" ;;
+	*) fail "no topology '$1'" ;;
+	esac
+}
+
+# --- server/client pairs --------------------------------------------------
+#
+# srv_start NAME CMD...     start the server (end 1) in the background under
+#                           a timeout; stdout in $SRV_LOG (/tmp/NAME.srv),
+#                           stderr in $SRV_LOG.err
+# srv_wait_tcp PORT         until it listens on TCP PORT (fails at once if
+#                           it exits first)
+# srv_wait_cm PORT          until it listens on rdma_cm PORT
+# cli_run NAME CMD...       run the client (end 2) under a timeout; on
+#                           failure stop the server and fail; stdout in
+#                           $CLI_LOG (/tmp/NAME.cli), stderr in $CLI_LOG.err
+# srv_finish                the server must exit by itself, successfully,
+#                           soon after the client
+# Each log is shown prefixed with "server|" / "client|" ("server!" and
+# "client!" for stderr: kept apart, they cannot split each other's lines).
+
+srv_show() {
+	sed 's/^/  server| /' "$SRV_LOG" 2>/dev/null || true
+	sed 's/^/  server! /' "$SRV_LOG.err" 2>/dev/null || true
+}
+
+# last_words LOG: the last line with words of LOG's stderr, else of LOG.
+last_words() {
+	local w
+	w=$(grep '[[:alnum:]]' "$1.err" 2>/dev/null | tail -n 1 || true)
+	[ -n "$w" ] || w=$(grep '[[:alnum:]]' "$1" 2>/dev/null | tail -n 1 || true)
+	echo "$w"
+}
+
+srv_start() {
+	SRV_NAME=$1
+	shift
+	SRV_LOG=/tmp/$SRV_NAME.srv
+	printf '+ [server] %s &\n' "${RDMA_NS1[*]} $*" >&2
+	timeout -k 5 "$RDMA_TOOL_TIMEOUT" "${RDMA_NS1[@]}" "$@" >"$SRV_LOG" 2>"$SRV_LOG.err" </dev/null &
+	SRV_PID=$!
+	RDMA_BG_PIDS+=("$SRV_PID")
+}
+
+srv_stop() { kill "$SRV_PID" 2>/dev/null || true; wait "$SRV_PID" 2>/dev/null || true; }
+
+# _srv_wait DESC CMD...: poll CMD while the server lives, for 30 s.
+_srv_wait() {
+	local desc=$1 deadline=$((SECONDS + 30)) st=0
+	shift
+	until "$@" >/dev/null 2>&1; do
+		if ! kill -0 "$SRV_PID" 2>/dev/null; then
+			srv_show
+			wait "$SRV_PID" || st=$?
+			fail "$SRV_NAME: server exited (status $st) before $desc"
+		fi
+		if [ $SECONDS -ge $deadline ]; then
+			srv_stop
+			srv_show
+			fail "$SRV_NAME: server not $desc after 30 s"
+		fi
+		sleep 0.2
+	done
+}
+
+_tcp_listening() { "${RDMA_NS1[@]}" ss -Hltn "sport = :$1" | grep -q .; }
+_cm_listening() { rdma res show cm_id | grep -E "state LISTEN.*:$1( |$)" | grep -q .; }
+srv_wait_tcp() { _srv_wait "listening on TCP port $1" _tcp_listening "$1"; }
+srv_wait_cm() { _srv_wait "listening on rdma_cm port $1" _cm_listening "$1"; }
+
+cli_run() {
+	local name=$1 rc=0
+	shift
+	CLI_LOG=/tmp/$name.cli
+	printf '+ [client] %s\n' "${RDMA_NS2[*]} $*" >&2
+	timeout -k 5 "$RDMA_TOOL_TIMEOUT" "${RDMA_NS2[@]}" "$@" >"$CLI_LOG" 2>"$CLI_LOG.err" </dev/null || rc=$?
+	sed 's/^/  client| /' "$CLI_LOG"
+	sed 's/^/  client! /' "$CLI_LOG.err"
+	if [ $rc != 0 ]; then
+		srv_stop
+		srv_show
+		[ $rc = 124 ] && fail "$name: client timed out after ${RDMA_TOOL_TIMEOUT}s"
+		fail "$name: client failed (exit status $rc): $(last_words "$CLI_LOG")"
+	fi
+}
+
+srv_finish() {
+	local deadline=$((SECONDS + 30)) rc=0
+	while kill -0 "$SRV_PID" 2>/dev/null; do
+		if [ $SECONDS -ge $deadline ]; then
+			srv_stop
+			srv_show
+			fail "$SRV_NAME: server still running 30 s after the client finished"
+		fi
+		sleep 0.2
+	done
+	wait "$SRV_PID" || rc=$?
+	srv_show
+	[ $rc = 0 ] || fail "$SRV_NAME: server failed (exit status $rc): $(last_words "$SRV_LOG")"
+}
+
+# tool_pair NAME PORT GIDFLAG TOOL ARGS...: TOOL as server on end 1 and as
+# client on end 2 (connecting to end 1's address over TCP PORT), each with
+# -d DEV and GIDFLAG GIDINDEX.
+tool_pair() {
+	local name=$1 port=$2 gflag=$3 tool=$4
+	shift 4
+	srv_start "$name" "$tool" -d "$RDMA_DEV1" "$gflag" "$RDMA_GID1" "$@"
+	srv_wait_tcp "$port"
+	cli_run "$name" "$tool" -d "$RDMA_DEV2" "$gflag" "$RDMA_GID2" "$@" "$RDMA_IP1"
+	srv_finish
+}
