@@ -9,9 +9,13 @@
 
 #include "sroce.h"
 
-/* create_qp_ex attributes the provider honours. */
+/*
+ * create_qp_ex attributes the provider honours; CREATE_FLAGS only with no
+ * flag set.
+ */
 #define SROCE_QP_COMP_MASK						\
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |	\
+	 IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
 /* Return: 0, or EOPNOTSUPP for a QP type with no send/receive rings. */
 static int qp_check_type(enum ibv_qp_type qp_type)
@@ -107,6 +111,9 @@ static int qp_check_attr_ex(const struct ibv_qp_init_attr_ex *attr)
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
 		return EOPNOTSUPP;	/* only XRC QPs live without a PD */
 	if (qp_check_type(attr->qp_type))
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags)
 		return EOPNOTSUPP;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		return sroce_wr_check_ops(attr->qp_type, attr->send_ops_flags);

@@ -255,6 +255,11 @@ static int sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 		return SROCE_COMP_NOTHING;
 	if (code == SROCE_NAK_PSN_SEQ_ERR) {
 		sroce_count(sdev, SROCE_CNT_SEQ_NAKS_RCVD);
+		/* Packets sent behind an RNR-NAKed one: the RNR retry covers
+		 * them, they must not spend the transport retries.
+		 */
+		if (qp->comp.rnr_wait)
+			return SROCE_COMP_NOTHING;
 		if (sroce_psn_diff(psn, qp->comp.psn) > 0)
 			sroce_comp_progress(qp, psn);
 		return sroce_comp_retry(qp, psn);

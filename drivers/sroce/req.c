@@ -309,38 +309,41 @@ static void sroce_req_recount(struct sroce_qp *qp)
 			qp->req.rd_atomic++;
 }
 
-/* Go back to retry_psn: the work request holding it is sent again from
- * that packet on, and every later one from its start.
+/*
+ * Go back to retry_psn: the work request holding it is sent again from
+ * that packet on, and every later one from its start.  The work requests
+ * with packets on the wire are those from cons that are not POSTED (the
+ * one at req.idx may be partly sent).
  */
 static void sroce_req_rewind(struct sroce_qp *qp)
 {
 	u32 idx, psn = qp->req.retry_psn;
-	struct sroce_swqe *w;
+	struct sroce_swqe *w = NULL;
 
 	lockdep_assert_held(&qp->sq.lock);
 	qp->req.retry = false;
-	for (idx = qp->sq.cons; idx != qp->req.idx; idx++) {
+	for (idx = qp->sq.cons; idx != qp->sq.prod; idx++) {
 		w = sroce_req_wqe(qp, idx);
 		if (w->state == SROCE_WQE_DONE)
 			continue;
+		if (w->state == SROCE_WQE_POSTED)
+			return;
 		if (sroce_psn_diff(psn, w->last_psn) <= 0)
 			break;
 	}
-	if (idx == qp->req.idx)
+	if (idx == qp->sq.prod)
 		return;
-	w = sroce_req_wqe(qp, idx);
 	if (sroce_psn_diff(psn, w->first_psn) < 0)
 		psn = w->first_psn;
 	if (sroce_is_rd_atomic(w->opcode))
 		w->state = SROCE_WQE_POSTED;
 	qp->req.idx = idx;
 	qp->req.psn = psn;
-	qp->req.offset = (psn - w->first_psn) & SROCE_24BIT_MASK;
-	qp->req.offset *= qp->pmtu;
+	qp->req.offset = ((psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
 	qp->req.since_ackreq = 0;
-	for (; idx != qp->sq.prod; idx++) {
+	for (idx++; idx != qp->sq.prod; idx++) {
 		w = sroce_req_wqe(qp, idx);
-		if (w->state != SROCE_WQE_DONE && idx != qp->req.idx)
+		if (w->state != SROCE_WQE_DONE)
 			w->state = SROCE_WQE_POSTED;
 	}
 	sroce_req_recount(qp);

@@ -28,8 +28,9 @@
 /* resp.last_opcode between messages. */
 #define SROCE_NO_OPCODE 0xff
 
-/* Owed response packets the receive path sends itself. */
+/* Owed response packets the receive path sends itself, and the work. */
 #define SROCE_RESP_INLINE_BUDGET 16
+#define SROCE_RESP_WORK_BUDGET 64
 
 /* Bytes of network header UD receive buffers start with. */
 #define SROCE_GRH_BYTES 40
@@ -86,7 +87,7 @@ static void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&qp->resp.lock);
-	if (qp->resp.queued) {
+	if (qp->resp.queued || qp->resp.owed_busy) {
 		/* A NAK already held back is not overridden by an ACK. */
 		if (!p->valid || (p->syndrome & SROCE_AETH_TYPE_MASK) ==
 				 SROCE_AETH_ACK) {
@@ -555,6 +556,8 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		sroce_count(pkt->sdev, SROCE_CNT_RNR_NAKS_SENT);
 		sroce_resp_ack(qp, SROCE_AETH_RNR_NAK | qp->min_rnr_timer,
 			       pkt->psn, out);
+		/* Packets behind it are dropped silently until it is resent. */
+		resp->nak_sent = true;
 		return;
 	}
 	sroce_resp_nak(qp, v, pkt->psn, out);
@@ -677,29 +680,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 			       be32_to_cpu(deth->sqpn) & SROCE_24BIT_MASK);
 }
 
-static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp);
-
-/*
- * Owed responses (READ data, held-back ACKs) go out from the receive path
- * itself, up to a budget, so a small READ costs no context switch; the
- * responder's work sends what is left.
- */
-static void sroce_resp_owed_inline(struct sroce_qp *qp,
-				   struct sk_buff_head *out)
-{
-	int budget = SROCE_RESP_INLINE_BUDGET;
-	struct sk_buff *skb;
-
-	lockdep_assert_held(&qp->resp.lock);
-	while (budget-- && (qp->resp.queued || qp->resp.pending.valid)) {
-		skb = sroce_resp_next_owed(qp);
-		if (!skb)
-			break;
-		__skb_queue_tail(out, skb);
-	}
-	if (qp->resp.queued || qp->resp.pending.valid)
-		sroce_resp_sched(qp);
-}
+static void sroce_resp_flush_owed(struct sroce_qp *qp, int budget);
 
 static void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff_head *out)
 {
@@ -718,8 +699,8 @@ static void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff_head *out)
 void sroce_resp_rcv(struct sroce_pkt *pkt)
 {
 	struct sroce_qp *qp = pkt->qp;
+	bool comm_est = false, owed;
 	struct sk_buff_head out;
-	bool comm_est = false;
 
 	__skb_queue_head_init(&out);
 	spin_lock(&qp->resp.lock);
@@ -742,10 +723,11 @@ void sroce_resp_rcv(struct sroce_pkt *pkt)
 		sroce_resp_ud(qp, pkt);
 		break;
 	}
-	if (qp->resp.queued)
-		sroce_resp_owed_inline(qp, &out);
+	owed = qp->resp.queued || qp->resp.pending.valid;
 	spin_unlock(&qp->resp.lock);
 	sroce_resp_xmit(qp, &out);
+	if (owed)
+		sroce_resp_flush_owed(qp, SROCE_RESP_INLINE_BUDGET);
 	if (comm_est)
 		sroce_qp_event(qp, IB_EVENT_COMM_EST);
 }
@@ -871,6 +853,35 @@ static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
 	return skb;
 }
 
+/*
+ * Send owed packets in PSN order, up to @budget.  One sender at a time
+ * (owed_busy): a packet is built under the lock and sent after it, so two
+ * senders could reorder the wire.  ACKs made meanwhile are held back and
+ * sent here, after the responses owed before them.
+ */
+static void sroce_resp_flush_owed(struct sroce_qp *qp, int budget)
+{
+	struct sk_buff *skb;
+	bool more;
+
+	spin_lock_bh(&qp->resp.lock);
+	if (qp->resp.owed_busy || qp->dead) {
+		spin_unlock_bh(&qp->resp.lock);
+		return;
+	}
+	qp->resp.owed_busy = true;
+	while (budget-- > 0 && (skb = sroce_resp_next_owed(qp))) {
+		spin_unlock_bh(&qp->resp.lock);
+		sroce_net_xmit(sroce_qp_dev(qp), qp, &qp->av, skb);
+		spin_lock_bh(&qp->resp.lock);
+	}
+	qp->resp.owed_busy = false;
+	more = qp->resp.queued || qp->resp.pending.valid;
+	spin_unlock_bh(&qp->resp.lock);
+	if (more)
+		sroce_resp_sched(qp);
+}
+
 /**
  * sroce_resp_work() - send owed responses: READ data, held-back atomic
  *	ACKs and ACK/NAKs, in PSN order
@@ -881,19 +892,8 @@ static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
 void sroce_resp_work(struct work_struct *work)
 {
 	struct sroce_qp *qp = container_of(work, struct sroce_qp, resp.work);
-	int budget = 64;
-	struct sk_buff *skb;
 
-	while (budget--) {
-		spin_lock_bh(&qp->resp.lock);
-		skb = qp->dead ? NULL : sroce_resp_next_owed(qp);
-		spin_unlock_bh(&qp->resp.lock);
-		if (!skb)
-			break;
-		sroce_net_xmit(sroce_qp_dev(qp), qp, &qp->av, skb);
-	}
-	if (budget < 0)
-		sroce_resp_sched(qp);
+	sroce_resp_flush_owed(qp, SROCE_RESP_WORK_BUDGET);
 	sroce_qp_put(qp);
 }
 
@@ -921,6 +921,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	resp->write_resid = 0;
 	resp->res_next = 0;
 	resp->queued = 0;
+	resp->owed_busy = false;
 	resp->pending.valid = false;
 	if (resp->res)
 		memset(resp->res, 0, resp->num_res * sizeof(*resp->res));

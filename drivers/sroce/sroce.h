@@ -484,6 +484,8 @@ struct sroce_resp_ack {
  * @num_res: entries in @res
  * @res_next: where the next READ/atomic request goes
  * @queued: resources with responses still to send
+ * @owed_busy: someone is sending owed responses (only one may, or packets
+ *	built in order could leave out of order)
  * @pending: the newest ACK/NAK held back while @queued is non-zero, so
  *	that responses leave in PSN order
  * @work: sends queued responses from process context
@@ -508,6 +510,7 @@ struct sroce_resp {
 	u32 num_res;
 	u32 res_next;
 	u32 queued;
+	bool owed_busy;
 	struct sroce_resp_ack pending;
 	struct work_struct work;
 };
