@@ -50,6 +50,7 @@ static const char * const sroce_obj_names[] = {
 	[SROCE_OBJ_SRQ] = "srq",
 	[SROCE_OBJ_MR] = "mr",
 	[SROCE_OBJ_AH] = "ah",
+	[SROCE_OBJ_MW] = "mw",
 };
 
 static_assert(ARRAY_SIZE(sroce_obj_names) == SROCE_OBJ_MAX);

@@ -96,6 +96,7 @@ struct sroce_stats {
  * @SROCE_OBJ_SRQ: shared receive queues
  * @SROCE_OBJ_MR: memory regions
  * @SROCE_OBJ_AH: address handles
+ * @SROCE_OBJ_MW: memory windows
  * @SROCE_OBJ_MAX: number of kinds
  *
  * Read through debugfs (sroce/objects); after a test tears everything down
@@ -111,6 +112,7 @@ enum sroce_obj {
 	SROCE_OBJ_SRQ,
 	SROCE_OBJ_MR,
 	SROCE_OBJ_AH,
+	SROCE_OBJ_MW,
 	SROCE_OBJ_MAX
 };
 

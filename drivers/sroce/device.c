@@ -203,6 +203,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	list_del(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
 	sroce_pool_uninit(&sdev->ah_pool);
+	sroce_pool_uninit(&sdev->mw_pool);
 	sroce_pool_uninit(&sdev->mr_pool);
 	sroce_pool_uninit(&sdev->qp_pool);
 	sroce_stats_free(sdev->stats);
@@ -215,6 +216,8 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_mr = sroce_alloc_mr,
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.create_ah = sroce_create_ah,
@@ -223,6 +226,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dealloc_driver,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
@@ -236,6 +240,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.map_mr_sg = sroce_map_mr_sg,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	.modify_device = sroce_modify_device,
@@ -253,11 +258,13 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
 	.reg_user_mr = sroce_reg_user_mr,
+	.rereg_user_mr = sroce_rereg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
@@ -281,7 +288,10 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_CURR_QP_STATE_MOD |
 				 IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_PORT_ACTIVE_EVENT;
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
@@ -289,6 +299,8 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->max_cq = SROCE_MAX_CQ;
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = SROCE_MAX_MR;
+	attr->max_mw = SROCE_MAX_MW;
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FR_PAGES;
 	attr->max_pd = clamp_t(unsigned int, max_pd, 1, SROCE_MAX_PD);
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
@@ -320,7 +332,10 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 
 	sroce_pool_init(&sdev->qp_pool, SROCE_QPN_MIN, SROCE_QPN_MAX - 1,
 			SROCE_MAX_QP);
-	sroce_pool_init(&sdev->mr_pool, 1, SROCE_QPN_MAX - 1, SROCE_MAX_MR);
+	sroce_pool_init(&sdev->mr_pool, 1, SROCE_MW_INDEX_BASE - 1,
+			SROCE_MAX_MR);
+	sroce_pool_init(&sdev->mw_pool, SROCE_MW_INDEX_BASE, SROCE_QPN_MAX - 1,
+			SROCE_MAX_MW);
 	sroce_pool_init(&sdev->ah_pool, 1, SROCE_QPN_MAX - 1, SROCE_MAX_AH);
 	sdev->stats = sroce_stats_alloc();
 	if (!sdev->stats) {

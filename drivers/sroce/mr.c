@@ -7,10 +7,16 @@
  * (fast registration, on-demand paging) slot in under one interface.
  *
  * Keys are (index << 8) | key byte, the index naming the region in the
- * device's mr_pool; index 0 is never used, so no key is ever
- * SROCE_LOCAL_DMA_LKEY.  A lookup (sroce_mr_get()) takes a reference under
- * RCU; deregistration unpublishes the region, waits for the references to
- * go, and frees it after an RCU grace period.
+ * device's mr_pool (memory windows have indices of their own, mw.c); index
+ * 0 is never used, so no key is ever SROCE_LOCAL_DMA_LKEY.  A lookup
+ * (sroce_mr_get()) takes a reference under RCU; deregistration unpublishes
+ * the region, waits for the references to go, and frees it after an RCU
+ * grace period.
+ *
+ * Fast-registration regions (kernel ULPs) are created empty, given pages by
+ * ib_map_mr_sg() and made valid, under a key, by an IB_WR_REG_MR work
+ * request; IB_WR_LOCAL_INV or a remote SEND with Invalidate makes them
+ * invalid again.
  */
 #include <linux/highmem.h>
 #include <linux/random.h>
@@ -28,8 +34,10 @@ static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd, int access)
 		return NULL;
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
+	spin_lock_init(&mr->lock);
 	mr->access = access;
 	mr->ibmr.pd = ibpd;
+	mr->valid = true;
 	return mr;
 }
 
@@ -44,6 +52,7 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 		return err;
 	mr->ibmr.lkey = index << 8 | get_random_u8();
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = mr->ibmr.lkey;
 	sroce_obj_created(SROCE_OBJ_MR);
 	return 0;
 }
@@ -106,6 +115,29 @@ static void sroce_mr_unpin(struct sroce_mr *mr)
 	ib_umem_release(mr->umem);
 }
 
+/* A user region over pinned memory, not yet published. */
+static struct sroce_mr *sroce_user_mr_build(struct ib_pd *ibpd, u64 start,
+					    u64 length, u64 iova, int access)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (!length || iova + length < iova)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_alloc(ibpd, access);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->type = SROCE_MR_USER;
+	mr->iova = iova;
+	mr->length = length;
+	err = sroce_mr_pin(mr, ibpd->device, start, length, access);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return mr;
+}
+
 /**
  * sroce_reg_user_mr() - ib_device_ops.reg_user_mr
  * @ibpd: the PD
@@ -128,27 +160,71 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	err = sroce_udata_none(udata);
 	if (err)
 		return ERR_PTR(err);
-	if (!length || iova + length < iova)
-		return ERR_PTR(-EINVAL);
-	mr = sroce_mr_alloc(ibpd, access);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
-	mr->type = SROCE_MR_USER;
-	mr->iova = iova;
-	mr->length = length;
-	err = sroce_mr_pin(mr, ibpd->device, start, length, access);
-	if (err)
-		goto err_free;
+	mr = sroce_user_mr_build(ibpd, start, length, iova, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
 	err = sroce_mr_publish(to_sdev(ibpd->device), mr);
 	if (err)
-		goto err_unpin;
+		goto err_free;
 	return &mr->ibmr;
 
-err_unpin:
-	sroce_mr_unpin(mr);
 err_free:
+	sroce_mr_unpin(mr);
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/*
+ * Begin the end of @mr unless windows are bound to it: from here on no
+ * window can be bound.  Return: 0, or -EBUSY.
+ */
+static int sroce_mr_set_dying(struct sroce_mr *mr)
+{
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->mw_binds)
+		err = -EBUSY;
+	else
+		mr->dying = true;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+/**
+ * sroce_mr_bind_get() - count a window being bound to @mr
+ * @mr: the region, referenced by the caller
+ *
+ * Context: Any context. The caller may hold the window's lock.
+ * Return: false if the region is being deregistered.
+ */
+bool sroce_mr_bind_get(struct sroce_mr *mr)
+{
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	ok = !mr->dying;
+	if (ok)
+		mr->mw_binds++;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return ok;
+}
+
+/**
+ * sroce_mr_bind_put() - undo sroce_mr_bind_get() when the window unbinds
+ * @mr: the region
+ *
+ * Context: Any context.
+ */
+void sroce_mr_bind_put(struct sroce_mr *mr)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	mr->mw_binds--;
+	spin_unlock_irqrestore(&mr->lock, flags);
 }
 
 /**
@@ -156,25 +232,99 @@ err_free:
  * @ibmr: the region
  * @udata: unused
  *
- * Unpublishes the key, then waits until no packet is using the region; a
- * reference is only ever held for the length of one copy.
+ * Refuses while memory windows are bound to the region, as the verbs
+ * require (process teardown retries after the windows are gone).
+ * Otherwise unpublishes the key, then waits until no packet is using the
+ * region; a reference is only ever held for the length of one copy.
  *
  * Context: Process context. May sleep.
- * Return: 0.
+ * Return: 0, or -EBUSY with windows bound.
  */
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
 	struct sroce_mr *mr = to_smr(ibmr);
+	int err;
 
-	sroce_pool_remove(&sdev->mr_pool, ibmr->lkey >> 8);
+	err = sroce_mr_set_dying(mr);
+	if (err)
+		return err;
+	if (!mr->replaced)
+		sroce_pool_remove(&sdev->mr_pool, mr->key >> 8);
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
 	if (mr->type == SROCE_MR_USER)
 		sroce_mr_unpin(mr);
+	kfree(mr->fr_pages);
 	sroce_obj_destroyed(SROCE_OBJ_MR);
 	kfree_rcu(mr, rcu);
 	return 0;
+}
+
+/**
+ * sroce_rereg_user_mr() - ib_device_ops.rereg_user_mr
+ * @ibmr: the region
+ * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD, IB_MR_REREG_ACCESS
+ * @start: IB_MR_REREG_TRANS: the first user address
+ * @length: IB_MR_REREG_TRANS: bytes
+ * @iova: IB_MR_REREG_TRANS: the address the region is known by
+ * @access: IB_MR_REREG_ACCESS: IB_ACCESS_* flags, checked by the core
+ * @ibpd: the PD the region is to have (its own unless IB_MR_REREG_PD)
+ * @udata: no driver data
+ *
+ * Builds a new region with the new translation, PD and rights and the
+ * unchanged rest (re-pinning the same memory if the translation stays),
+ * and publishes it under the old region's keys, which applications expect
+ * to stay; the core then deregisters the old region.  That stops taking
+ * binds at once, so its deregistration cannot fail.  Packets already
+ * using the old region finish on it (its memory stays pinned until then);
+ * later ones find the new one.
+ *
+ * Context: Process context. May sleep.
+ * Return: the new region, or an ERR_PTR: -EINVAL for a region that is not
+ * a user region or unknown flags, -EBUSY while memory windows are bound,
+ * or as sroce_reg_user_mr().  On error the old region is unchanged.
+ */
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct sroce_mr *old = to_smr(ibmr);
+	struct sroce_mr *new;
+	unsigned long irqflags;
+	int err;
+
+	if (old->type != SROCE_MR_USER ||
+	    (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD |
+		       IB_MR_REREG_ACCESS)))
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = old->umem->address;
+		length = old->length;
+		iova = old->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = old->access;
+	err = sroce_udata_none(udata);
+	if (err)
+		return ERR_PTR(err);
+	err = sroce_mr_set_dying(old);
+	if (err)
+		return ERR_PTR(err);
+	new = sroce_user_mr_build(ibpd, start, length, iova, access);
+	if (IS_ERR(new)) {
+		spin_lock_irqsave(&old->lock, irqflags);
+		old->dying = false;
+		spin_unlock_irqrestore(&old->lock, irqflags);
+		return ERR_CAST(new);
+	}
+	new->key = old->key;
+	new->ibmr.lkey = old->ibmr.lkey;
+	new->ibmr.rkey = old->ibmr.rkey;
+	sroce_pool_replace(&to_sdev(ibpd->device)->mr_pool, old->key >> 8, new);
+	old->replaced = true;
+	sroce_obj_created(SROCE_OBJ_MR);
+	return &new->ibmr;
 }
 
 /**
@@ -183,15 +333,19 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * @key: an lkey or rkey
  *
  * Context: Any context.
- * Return: the region, or NULL if no live region has exactly this key.
+ * Return: the region, or NULL if no live region has exactly this key (a
+ * fast-registration region may still be invalid: sroce_mr_check() says).
  */
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key)
 {
 	struct sroce_mr *mr;
 
+	if ((key >> 8) >= SROCE_MW_INDEX_BASE)
+		return NULL;
 	rcu_read_lock();
 	mr = sroce_pool_lookup_rcu(&sdev->mr_pool, key >> 8);
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->ref)))
+	if (mr && (READ_ONCE(mr->key) != key ||
+		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;
@@ -218,16 +372,28 @@ void sroce_mr_put(struct sroce_mr *mr)
  * @access: IB_ACCESS_* needed (0 for a local read)
  *
  * Context: Any context.
- * Return: 0, or -EACCES for another PD or missing rights, -ERANGE for
- * addresses outside the region.
+ * Return: 0, or -EACCES for another PD, missing rights or an invalid
+ * region, -ERANGE for addresses outside the region.
  */
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   u32 access)
 {
-	if (mr->ibmr.pd != pd || (mr->access & access) != access)
+	unsigned long flags;
+	u64 start, size;
+	bool valid;
+	u32 rights;
+
+	if (mr->ibmr.pd != pd)
 		return -EACCES;
-	if (iova < mr->iova || iova - mr->iova > mr->length ||
-	    len > mr->length - (iova - mr->iova))
+	spin_lock_irqsave(&mr->lock, flags);
+	valid = mr->valid;
+	rights = mr->access;
+	start = mr->iova;
+	size = mr->length;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (!valid || (rights & access) != access)
+		return -EACCES;
+	if (iova < start || iova - start > size || len > size - (iova - start))
 		return -ERANGE;
 	return 0;
 }
@@ -262,6 +428,59 @@ static void sroce_mr_copy_user(struct sroce_mr *mr, u64 iova, void *buf,
 	}
 }
 
+/*
+ * The kernel virtual address of @iova in a fast-registration region, and
+ * how many bytes from it lie in the same page.  The page index is bounded
+ * by the page array's size, so a mapping changed under a racing access
+ * yields wrong bytes at worst, never memory outside the array.
+ */
+static void *sroce_mr_fr_addr(struct sroce_mr *mr, u64 iova, u32 *room)
+{
+	u64 page_size = 1ULL << mr->fr_page_shift;
+	u64 base = mr->iova & ~(page_size - 1);
+	u64 off = iova - base;
+	u64 idx = off >> mr->fr_page_shift;
+
+	lockdep_assert_held(&mr->lock);
+	if (iova < base || idx >= mr->fr_npages)
+		return NULL;
+	*room = page_size - (off & (page_size - 1));
+	return (void *)(uintptr_t)(mr->fr_pages[idx] + (off & (page_size - 1)));
+}
+
+/*
+ * The pages of a fast-registration region belong to a kernel ULP, which
+ * may free them once an invalidation completes: the copy holds the
+ * region's lock, so it either finishes before the invalidation or finds
+ * the region invalid.  (At most a packet's worth is copied at a time.)
+ */
+static int sroce_mr_copy_fr(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+			    enum sroce_copy_dir dir)
+{
+	unsigned long flags;
+	u32 chunk, room;
+	int err = 0;
+	void *va;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (!mr->valid)
+		err = -EACCES;
+	while (!err && len) {
+		va = sroce_mr_fr_addr(mr, iova, &room);
+		if (!va) {
+			err = -ERANGE;
+			break;
+		}
+		chunk = min(len, room);
+		sroce_copy_chunk(va, buf, chunk, dir);
+		buf += chunk;
+		iova += chunk;
+		len -= chunk;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
 /**
  * sroce_mr_copy() - move data into or out of a region
  * @mr: the region; the caller checked the range with sroce_mr_check()
@@ -271,13 +490,16 @@ static void sroce_mr_copy_user(struct sroce_mr *mr, u64 iova, void *buf,
  * @dir: which way
  *
  * Context: Any context.
- * Return: 0.
+ * Return: 0; for a fast-registration region -EACCES if it has been
+ * invalidated since the check, -ERANGE if its mapping has no such page.
  */
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir)
 {
 	if (!len)
 		return 0;
+	if (mr->type == SROCE_MR_FAST_REG)
+		return sroce_mr_copy_fr(mr, iova, buf, len, dir);
 	if (mr->type == SROCE_MR_DMA)
 		sroce_copy_chunk((void *)(uintptr_t)iova, buf, len, dir);
 	else
@@ -298,17 +520,38 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
  * against every other sroce atomic on any QP and against the CPU's own.
  *
  * Context: Any context.
- * Return: 0, or -EINVAL for an unaligned address.
+ * Return: 0, -EINVAL for an unaligned address; for a fast-registration
+ * region -EACCES if it has been invalidated since the check, -ERANGE
+ * outside its mapping.
  */
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 		    u64 compare_add, u64 swap, u64 *orig)
 {
 	u64 off = iova - mr->iova + mr->page_offset;
+	unsigned long flags;
 	void *va = NULL;
+	int err = 0;
+	u32 room;
 	u64 *p;
 
 	if (iova & 7)
 		return -EINVAL;
+	if (mr->type == SROCE_MR_FAST_REG) {
+		/* As sroce_mr_copy_fr(): not after an invalidation. */
+		spin_lock_irqsave(&mr->lock, flags);
+		p = mr->valid ? sroce_mr_fr_addr(mr, iova, &room) : NULL;
+		if (!mr->valid)
+			err = -EACCES;
+		else if (!p || room < sizeof(*p))
+			err = -ERANGE;
+		else if (cmp_swap)
+			*orig = cmpxchg64(p, compare_add, swap);
+		else
+			*orig = atomic64_fetch_add(compare_add,
+						   (atomic64_t *)p);
+		spin_unlock_irqrestore(&mr->lock, flags);
+		return err;
+	}
 	if (mr->type == SROCE_MR_DMA) {
 		p = (u64 *)(uintptr_t)iova;
 	} else {
@@ -386,4 +629,181 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 		offset = 0;
 	}
 	return len ? -EMSGSIZE : 0;
+}
+
+/**
+ * sroce_alloc_mr() - ib_device_ops.alloc_mr: an empty fast-registration
+ *	region
+ * @ibpd: the PD
+ * @type: IB_MR_TYPE_MEM_REG; sroce has no other kind
+ * @max_num_sg: the most pages one mapping will have
+ *
+ * Context: Process context. May sleep.
+ * Return: the region, invalid until an IB_WR_REG_MR, or an ERR_PTR.
+ */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = sroce_mr_alloc(ibpd, 0);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->type = SROCE_MR_FAST_REG;
+	mr->valid = false;
+	mr->fr_max = max_num_sg;
+	mr->fr_page_shift = PAGE_SHIFT;
+	mr->fr_pages = kcalloc(max_num_sg, sizeof(*mr->fr_pages), GFP_KERNEL);
+	if (!mr->fr_pages) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	err = sroce_mr_publish(to_sdev(ibpd->device), mr);
+	if (err)
+		goto err_free_pages;
+	return &mr->ibmr;
+
+err_free_pages:
+	kfree(mr->fr_pages);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	if (mr->fr_npages == mr->fr_max)
+		return -ENOMEM;
+	mr->fr_pages[mr->fr_npages++] = addr;
+	return 0;
+}
+
+/**
+ * sroce_map_mr_sg() - ib_device_ops.map_mr_sg: give a fast-registration
+ *	region its pages
+ * @ibmr: the region
+ * @sg: the scatterlist; with no DMA device its addresses are kernel
+ *	virtual addresses
+ * @sg_nents: entries in @sg
+ * @sg_offset: offset into the first entry
+ *
+ * Sets ibmr->iova, length and page size; the mapping is used once an
+ * IB_WR_REG_MR makes the region valid.
+ *
+ * Context: Any context.
+ * Return: the number of entries mapped.
+ */
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	mr->fr_npages = 0;
+	mr->fr_page_shift = ilog2(ibmr->page_size);
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_page);
+}
+
+/**
+ * sroce_mr_reg() - execute an IB_WR_REG_MR: make a fast-registration
+ *	region valid under a key
+ * @qp: the QP posting it
+ * @mr: the region, of the QP's PD, invalid
+ * @key: the new key; only its low byte may differ from the current one
+ * @access: the rights
+ *
+ * Context: Any context. Caller holds qp->sq.lock.
+ * Return: 0, or -EINVAL for another kind of region, PD or index, or a
+ * region already valid.
+ */
+int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
+		 u32 access)
+{
+	unsigned long flags;
+	int err = 0;
+
+	lockdep_assert_held(&qp->sq.lock);
+	if (mr->type != SROCE_MR_FAST_REG || mr->ibmr.pd != qp->ibqp.pd ||
+	    (key >> 8) != (mr->key >> 8))
+		return -EINVAL;
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->valid) {
+		err = -EINVAL;
+	} else {
+		mr->access = access;
+		mr->iova = mr->ibmr.iova;
+		mr->length = mr->ibmr.length;
+		WRITE_ONCE(mr->key, key);
+		mr->valid = true;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+/**
+ * sroce_mr_invalidate() - invalidate a key: IB_WR_LOCAL_INV, or a SEND with
+ *	Invalidate received
+ * @qp: the QP doing it
+ * @rkey: a fast-registration region's key, or a type 2 window's
+ *
+ * Context: Any context. Caller holds qp->sq.lock (local) or
+ * qp->resp.lock (remote).
+ * Return: 0, or -EINVAL if @rkey names no valid region of the QP's PD (or
+ * window the QP may invalidate).
+ */
+int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey)
+{
+	struct sroce_mr *mr;
+	unsigned long flags;
+	int err = 0;
+
+	if ((rkey >> 8) >= SROCE_MW_INDEX_BASE)
+		return sroce_mw_invalidate(qp, rkey);
+	mr = sroce_mr_get(sroce_qp_dev(qp), rkey);
+	if (!mr)
+		return -EINVAL;
+	spin_lock_irqsave(&mr->lock, flags);
+	if (mr->type != SROCE_MR_FAST_REG || mr->ibmr.pd != qp->ibqp.pd ||
+	    !mr->valid)
+		err = -EINVAL;
+	else
+		mr->valid = false;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	sroce_mr_put(mr);
+	return err;
+}
+
+/**
+ * sroce_rkey_get() - the region a remote access by rkey reaches
+ * @qp: the QP the access arrives on
+ * @rkey: a region's or a window's key
+ * @va: the first address
+ * @len: bytes
+ * @access: the IB_ACCESS_REMOTE_* right needed
+ *
+ * Checks the key, the PD (a type 2 window: the QP), validity, rights and
+ * bounds of the region or window.
+ *
+ * Context: Any context.
+ * Return: the region to copy with, referenced (sroce_mr_put()), or NULL.
+ */
+struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
+				u64 len, u32 access)
+{
+	struct sroce_mr *mr;
+
+	if ((rkey >> 8) >= SROCE_MW_INDEX_BASE)
+		return sroce_mw_resolve(qp, rkey, va, len, access);
+	mr = sroce_mr_get(sroce_qp_dev(qp), rkey);
+	if (mr && sroce_mr_check(mr, qp->ibqp.pd, va, len, access)) {
+		sroce_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
 }

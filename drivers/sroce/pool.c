@@ -92,6 +92,31 @@ int sroce_pool_insert(struct sroce_pool *pool, void *obj, u32 index)
 }
 
 /**
+ * sroce_pool_replace() - publish @obj in place of the object at @index
+ * @pool: the pool
+ * @index: an index in use
+ * @obj: the new object, complete
+ *
+ * Lookups from now on find @obj; those that started before may still
+ * return the old object.  The old object is never removed: it just stops
+ * being published.
+ *
+ * Context: Any context.
+ * Return: the old object.
+ */
+void *sroce_pool_replace(struct sroce_pool *pool, u32 index, void *obj)
+{
+	unsigned long flags;
+	void *old;
+
+	/* Overwriting a present entry allocates nothing. */
+	xa_lock_irqsave(&pool->xa, flags);
+	old = __xa_store(&pool->xa, index, obj, GFP_ATOMIC);
+	xa_unlock_irqrestore(&pool->xa, flags);
+	return old;
+}
+
+/**
  * sroce_pool_remove() - unpublish an object
  * @pool: the pool
  * @index: its index

@@ -36,6 +36,7 @@ void sroce_pool_uninit(struct sroce_pool *pool);
 int sroce_pool_add(struct sroce_pool *pool, void *obj, u32 *index, gfp_t gfp);
 int sroce_pool_insert(struct sroce_pool *pool, void *obj, u32 index);
 void sroce_pool_remove(struct sroce_pool *pool, u32 index);
+void *sroce_pool_replace(struct sroce_pool *pool, u32 index, void *obj);
 
 /* Caller holds rcu_read_lock() and takes its own reference on the result. */
 static inline void *sroce_pool_lookup_rcu(struct sroce_pool *pool, u32 index)

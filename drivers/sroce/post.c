@@ -15,22 +15,36 @@
 #include "hdr.h"
 #include "sroce.h"
 
-static bool sroce_opcode_allowed(enum ib_qp_type type, u32 opcode)
+static bool sroce_opcode_allowed(struct sroce_qp *qp, u32 opcode)
 {
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
 	switch (opcode) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		return true;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_LOCAL_INV:
 		return type == IB_QPT_RC || type == IB_QPT_UC;
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_SEND_WITH_INV:
 		return type == IB_QPT_RC;
+	case IB_WR_REG_MR:
+		return !qp->is_user && (type == IB_QPT_RC || type == IB_QPT_UC);
+	case IB_WR_BIND_MW:
+		return qp->is_user && type == IB_QPT_RC;
 	default:
 		return false;
 	}
+}
+
+static bool sroce_opcode_is_local(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
+	       opcode == IB_WR_BIND_MW;
 }
 
 static bool sroce_opcode_is_atomic(u32 opcode)
@@ -42,7 +56,8 @@ static bool sroce_opcode_is_atomic(u32 opcode)
 static bool sroce_opcode_takes_inline(u32 opcode)
 {
 	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
-	       opcode == IB_WR_RDMA_WRITE || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	       opcode == IB_WR_SEND_WITH_INV || opcode == IB_WR_RDMA_WRITE ||
+	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
 static u32 sroce_sq_slot(struct sroce_qp *qp, u32 idx)
@@ -65,7 +80,10 @@ static u8 *sroce_sq_inline(struct sroce_qp *qp, u32 idx)
 static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *w,
 			    u64 length)
 {
-	if (!sroce_opcode_allowed(qp->ibqp.qp_type, w->opcode))
+	if (!sroce_opcode_allowed(qp, w->opcode))
+		return -EINVAL;
+	if (sroce_opcode_is_local(w->opcode) &&
+	    (length || (w->flags & SROCE_SEND_INLINE)))
 		return -EINVAL;
 	if (length > SROCE_MAX_MSG_SZ)
 		return -EMSGSIZE;
@@ -115,6 +133,15 @@ static void sroce_swqe_from_kernel_op(struct sroce_swqe *w,
 		w->atomic.compare_add = atomic_wr(wr)->compare_add;
 		w->atomic.swap = atomic_wr(wr)->swap;
 		w->atomic.rkey = atomic_wr(wr)->rkey;
+		break;
+	case IB_WR_REG_MR:
+		w->reg.mr = to_smr(reg_wr(wr)->mr);
+		w->reg.key = reg_wr(wr)->key;
+		w->reg.access = reg_wr(wr)->access;
+		break;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_SEND_WITH_INV:
+		w->inv_rkey = wr->ex.invalidate_rkey;
 		break;
 	default:
 		break;
@@ -169,7 +196,9 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 				     IB_SEND_SOLICITED | IB_SEND_INLINE);
 	if (qp->sq_sig_all)
 		w->flags |= SROCE_SEND_SIGNALED;
-	w->imm = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		w->imm = wr->ex.imm_data;
 	w->num_sge = wr->send_flags & IB_SEND_INLINE ? 0 : wr->num_sge;
 	sroce_swqe_from_kernel_op(w, wr);
 	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
@@ -268,6 +297,18 @@ static int sroce_swqe_user_op(struct sroce_qp *qp, struct sroce_swqe *w,
 		w->atomic.swap = u->wr.atomic.swap;
 		w->atomic.rkey = u->wr.atomic.rkey;
 		return u->wr.atomic.reserved ? -EINVAL : 0;
+	case IB_WR_BIND_MW:
+		w->bind.mw_rkey = u->wr.bind_mw.mw_rkey;
+		w->bind.new_rkey = u->wr.bind_mw.new_rkey;
+		w->bind.addr = u->wr.bind_mw.addr;
+		w->bind.length = u->wr.bind_mw.length;
+		w->bind.mr_lkey = u->wr.bind_mw.mr_lkey;
+		w->bind.access = u->wr.bind_mw.access;
+		return 0;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_SEND_WITH_INV:
+		w->inv_rkey = u->invalidate_rkey;
+		return 0;
 	default:
 		break;
 	}
@@ -322,7 +363,9 @@ static int sroce_fetch_one(struct sroce_qp *qp, u32 idx, struct sroce_swqe *w)
 	w->opcode = u.opcode;
 	w->flags = u.send_flags;
 	w->num_sge = u.num_sge;
-	w->imm = u.imm_data;
+	if (u.opcode == IB_WR_SEND_WITH_IMM ||
+	    u.opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		w->imm = u.imm_data;
 	if (qp->sq_sig_all)
 		w->flags |= SROCE_SEND_SIGNALED;
 	if (u.reserved || (u.send_flags & ~(SROCE_SEND_FENCE |

@@ -73,22 +73,32 @@ static u8 sroce_req_transport(struct sroce_qp *qp)
 	}
 }
 
+static u8 sroce_req_send_opcode(const struct sroce_swqe *w, bool first,
+				bool last)
+{
+	bool imm = w->opcode == IB_WR_SEND_WITH_IMM;
+	bool inv = w->opcode == IB_WR_SEND_WITH_INV;
+
+	if (first && last)
+		return imm ? SROCE_OP_SEND_ONLY_IMM :
+		       inv ? SROCE_OP_SEND_ONLY_INV : SROCE_OP_SEND_ONLY;
+	if (first)
+		return SROCE_OP_SEND_FIRST;
+	if (last)
+		return imm ? SROCE_OP_SEND_LAST_IMM :
+		       inv ? SROCE_OP_SEND_LAST_INV : SROCE_OP_SEND_LAST;
+	return SROCE_OP_SEND_MIDDLE;
+}
+
 static u8 sroce_req_opcode(struct sroce_qp *qp, const struct sroce_swqe *w,
 			   bool first, bool last)
 {
-	bool imm = w->opcode == IB_WR_SEND_WITH_IMM ||
-		   w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+	bool imm = w->opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 	u8 op;
 
-	if (w->opcode == IB_WR_SEND || w->opcode == IB_WR_SEND_WITH_IMM) {
-		if (first && last)
-			op = imm ? SROCE_OP_SEND_ONLY_IMM : SROCE_OP_SEND_ONLY;
-		else if (first)
-			op = SROCE_OP_SEND_FIRST;
-		else if (last)
-			op = imm ? SROCE_OP_SEND_LAST_IMM : SROCE_OP_SEND_LAST;
-		else
-			op = SROCE_OP_SEND_MIDDLE;
+	if (w->opcode == IB_WR_SEND || w->opcode == IB_WR_SEND_WITH_IMM ||
+	    w->opcode == IB_WR_SEND_WITH_INV) {
+		op = sroce_req_send_opcode(w, first, last);
 	} else {
 		if (first && last)
 			op = imm ? SROCE_OP_WRITE_ONLY_IMM : SROCE_OP_WRITE_ONLY;
@@ -146,6 +156,7 @@ static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *w,
 	struct sroce_immdt *immdt;
 	struct sroce_deth *deth;
 	struct sroce_reth *reth;
+	struct sroce_ieth *ieth;
 
 	if (info->flags & SROCE_OPF_RETH) {
 		reth = (void *)(hdrs + info->off_reth);
@@ -156,6 +167,10 @@ static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *w,
 	if (info->flags & SROCE_OPF_IMMDT) {
 		immdt = (void *)(hdrs + info->off_immdt);
 		immdt->imm = w->imm;
+	}
+	if (info->flags & SROCE_OPF_IETH) {
+		ieth = (void *)(hdrs + info->off_immdt);
+		ieth->rkey = cpu_to_be32(w->inv_rkey);
 	}
 	if (info->flags & SROCE_OPF_DETH) {
 		deth = (void *)(hdrs + info->off_deth);
@@ -298,6 +313,36 @@ static enum sroce_req_step sroce_req_atomic(struct sroce_qp *qp,
 	return SROCE_REQ_PACKET;
 }
 
+/*
+ * A local operation (REG_MR, LOCAL_INV, BIND_MW) takes effect when the
+ * requester reaches it; it sends nothing and completes in order.
+ */
+static enum sroce_req_step sroce_req_local(struct sroce_qp *qp,
+					   struct sroce_swqe *w)
+{
+	int err;
+
+	switch (w->opcode) {
+	case IB_WR_REG_MR:
+		err = sroce_mr_reg(qp, w->reg.mr, w->reg.key, w->reg.access);
+		break;
+	case IB_WR_LOCAL_INV:
+		err = sroce_mr_invalidate(qp, w->inv_rkey);
+		break;
+	default:
+		err = sroce_mw_bind(qp, w);
+		if (err)
+			return sroce_req_fail(qp, w, IB_WC_MW_BIND_ERR);
+		break;
+	}
+	if (err)
+		return sroce_req_fail(qp, w, IB_WC_LOC_PROT_ERR);
+	w->status = IB_WC_SUCCESS;
+	w->state = SROCE_WQE_DONE;
+	qp->req.idx++;
+	return SROCE_REQ_PACKET;
+}
+
 /* Recount outstanding READ/atomic requests after a go-back. */
 static void sroce_req_recount(struct sroce_qp *qp)
 {
@@ -397,6 +442,10 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return sroce_req_atomic(qp, w, out);
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:
+		return sroce_req_local(qp, w);
 	default:
 		return sroce_req_send_write(qp, w, out);
 	}
@@ -412,10 +461,10 @@ static enum sroce_req_step sroce_req_once(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	step = sroce_req_step(qp, &out);
 	qp->req.stalled = step == SROCE_REQ_STALLED;
-	if (step == SROCE_REQ_PACKET)
+	if (out.skb)
 		sroce_req_arm_timer(qp);
-	if (qp->ibqp.qp_type != IB_QPT_RC)
-		sroce_comp_retire(qp);
+	/* UC and UD requests, and local operations, finish here. */
+	sroce_comp_retire(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	if (out.skb)
 		sroce_net_xmit(sroce_qp_dev(qp), qp, &out.av, out.skb);

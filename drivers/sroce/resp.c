@@ -193,7 +193,21 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				  sroce_resp_hdr(pkt, pkt->info->off_immdt))->imm;
 		wc.wc_flags |= IB_WC_WITH_IMM;
 	}
+	if (pkt->info->flags & SROCE_OPF_IETH) {
+		wc.ex.invalidate_rkey = be32_to_cpu(((struct sroce_ieth *)
+			sroce_resp_hdr(pkt, pkt->info->off_immdt))->rkey);
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
 	sroce_resp_post(qp, &wc, sroce_bth_se(pkt->bth));
+}
+
+/* A SEND with Invalidate revokes its key once the message is in. */
+static bool sroce_resp_invalidate(struct sroce_qp *qp, struct sroce_pkt *pkt)
+{
+	const struct sroce_ieth *ieth = sroce_resp_hdr(pkt,
+						       pkt->info->off_immdt);
+
+	return !sroce_mr_invalidate(qp, be32_to_cpu(ieth->rkey));
 }
 
 static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
@@ -218,6 +232,11 @@ static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 		return SROCE_RESP_NAK_OP;
 	}
 	resp->offset += pkt->paylen;
+	if ((pkt->info->flags & SROCE_OPF_IETH) &&
+	    !sroce_resp_invalidate(qp, pkt)) {
+		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
+		return SROCE_RESP_NAK_INVALID;
+	}
 	if (pkt->info->flags & SROCE_OPF_END)
 		sroce_resp_complete(qp, pkt, IB_WC_RECV, resp->offset);
 	return SROCE_RESP_DONE;
@@ -232,7 +251,6 @@ static enum sroce_resp_verdict sroce_resp_write_start(struct sroce_qp *qp,
 	struct sroce_resp *resp = &qp->resp;
 	u32 len = be32_to_cpu(reth->length);
 	struct sroce_mr *mr;
-	int err = 0;
 
 	if (len > SROCE_MAX_MSG_SZ ||
 	    ((pkt->info->flags & SROCE_OPF_ONLY) && pkt->paylen != len))
@@ -245,13 +263,12 @@ static enum sroce_resp_verdict sroce_resp_write_start(struct sroce_qp *qp,
 	resp->write_len = len;
 	if (!len)
 		return SROCE_RESP_DONE;
-	mr = sroce_mr_get(sroce_qp_dev(qp), resp->write_rkey);
+	mr = sroce_rkey_get(qp, resp->write_rkey, resp->write_va, len,
+			    IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	err = sroce_mr_check(mr, qp->ibqp.pd, resp->write_va, len,
-			     IB_ACCESS_REMOTE_WRITE);
 	sroce_mr_put(mr);
-	return err ? SROCE_RESP_NAK_ACCESS : SROCE_RESP_DONE;
+	return SROCE_RESP_DONE;
 }
 
 static enum sroce_resp_verdict sroce_resp_write_data(struct sroce_qp *qp,
@@ -265,14 +282,12 @@ static enum sroce_resp_verdict sroce_resp_write_data(struct sroce_qp *qp,
 		return SROCE_RESP_NAK_INVALID;
 	if (!pkt->paylen)
 		return SROCE_RESP_DONE;
-	mr = sroce_mr_get(sroce_qp_dev(qp), resp->write_rkey);
+	mr = sroce_rkey_get(qp, resp->write_rkey, resp->write_va, pkt->paylen,
+			    IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	err = sroce_mr_check(mr, qp->ibqp.pd, resp->write_va, pkt->paylen,
-			     IB_ACCESS_REMOTE_WRITE);
-	if (!err)
-		err = sroce_mr_copy(mr, resp->write_va, pkt->payload,
-				    pkt->paylen, SROCE_TO_MR);
+	err = sroce_mr_copy(mr, resp->write_va, pkt->payload, pkt->paylen,
+			    SROCE_TO_MR);
 	sroce_mr_put(mr);
 	if (err)
 		return SROCE_RESP_NAK_ACCESS;
@@ -328,18 +343,15 @@ static bool sroce_resp_mem_ok(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 			      u32 access)
 {
 	struct sroce_mr *mr;
-	int err;
 
 	if (!(qp->access & access))
 		return false;
 	if (!len)
 		return true;
-	mr = sroce_mr_get(sroce_qp_dev(qp), rkey);
-	if (!mr)
-		return false;
-	err = sroce_mr_check(mr, qp->ibqp.pd, va, len, access);
-	sroce_mr_put(mr);
-	return !err;
+	mr = sroce_rkey_get(qp, rkey, va, len, access);
+	if (mr)
+		sroce_mr_put(mr);
+	return mr;
 }
 
 static u32 sroce_resp_read_npkts(struct sroce_qp *qp, u32 len)
@@ -408,7 +420,7 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 	res = sroce_resp_new_res(qp);
 	if (!res)
 		return SROCE_RESP_NAK_INVALID;
-	mr = sroce_mr_get(sroce_qp_dev(qp), rkey);
+	mr = sroce_rkey_get(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
 	err = sroce_mr_atomic(mr, va,
@@ -418,7 +430,8 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 			      be64_to_cpu(atm->swap_add), &orig);
 	sroce_mr_put(mr);
 	if (err)
-		return SROCE_RESP_NAK_INVALID;
+		return err == -EINVAL ? SROCE_RESP_NAK_INVALID :
+					SROCE_RESP_NAK_ACCESS;
 	res->type = SROCE_RES_ATOMIC;
 	res->first_psn = pkt->psn;
 	res->last_psn = pkt->psn;
@@ -789,12 +802,10 @@ static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 					     qp->resp.msn);
 	}
 	if (paylen) {
-		mr = sroce_mr_get(sroce_qp_dev(qp), res->rkey);
-		err = mr ? sroce_mr_check(mr, qp->ibqp.pd, res->va, paylen,
-					  IB_ACCESS_REMOTE_READ) : -EINVAL;
-		if (!err)
-			err = sroce_mr_copy(mr, res->va, payload, paylen,
-					    SROCE_FROM_MR);
+		mr = sroce_rkey_get(qp, res->rkey, res->va, paylen,
+				    IB_ACCESS_REMOTE_READ);
+		err = mr ? sroce_mr_copy(mr, res->va, payload, paylen,
+					 SROCE_FROM_MR) : -EACCES;
 		if (mr)
 			sroce_mr_put(mr);
 	}

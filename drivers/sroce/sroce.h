@@ -70,6 +70,8 @@ enum sroce_limits {
 	SROCE_MAX_CQ = 1 << 16,		/* completion queues per device */
 	SROCE_MAX_CQE = 1 << 17,	/* entries per completion queue */
 	SROCE_MAX_MR = 1 << 20,		/* memory regions per device */
+	SROCE_MAX_MW = 1 << 20,		/* memory windows per device */
+	SROCE_MAX_FR_PAGES = 512,	/* pages of a fast-registration MR */
 	SROCE_MAX_SRQ = 1 << 16,	/* shared receive queues per device */
 	SROCE_MAX_AH = 1 << 16,		/* address handles per device */
 	SROCE_MAX_RD_ATOMIC = 16,	/* READ/atomic requests in flight */
@@ -105,6 +107,7 @@ enum sroce_limits {
  * @num_srq: shared receive queues allocated, bounded by @attr.max_srq
  * @qp_pool: QP number -> struct sroce_qp
  * @mr_pool: memory key index -> struct sroce_mr
+ * @mw_pool: memory key index -> struct sroce_mw
  * @ah_pool: user address handle number -> struct sroce_ah
  * @stats: per-CPU event counters, see counters.h
  * @attr: what query_device reports; set at creation, then read-only
@@ -128,6 +131,7 @@ struct sroce_dev {
 	atomic_t num_srq;
 	struct sroce_pool qp_pool;
 	struct sroce_pool mr_pool;
+	struct sroce_pool mw_pool;
 	struct sroce_pool ah_pool;
 	struct sroce_stats __percpu *stats;
 	struct ib_device_attr attr;
@@ -244,14 +248,27 @@ struct sroce_srq {
 enum sroce_mr_type {
 	SROCE_MR_DMA,		/* kernel virtual addresses, the whole space */
 	SROCE_MR_USER,		/* pinned user memory */
+	SROCE_MR_FAST_REG,	/* kernel pages, registered by IB_WR_REG_MR */
 };
+
+/*
+ * Memory keys: (index << 8) | key byte.  Memory regions take indices below
+ * SROCE_MW_INDEX_BASE, memory windows from it on, so a key says which it
+ * names; index 0 is never used.
+ */
+#define SROCE_MW_INDEX_BASE BIT(23)
 
 /**
  * struct sroce_mr - a memory region
  * @ibmr: the core's MR, allocated by sroce
  * @ref: references; lookups take one, the region lives until the last
  * @released: completed when @ref reaches zero
+ * @rcu: frees the region after lookups that found it are done
  * @type: enum sroce_mr_type
+ * @key: the key lookups must match: lkey = rkey; for a fast-registration
+ *	region the key its last IB_WR_REG_MR made valid
+ * @valid: accesses are allowed: always, except for a fast-registration
+ *	region between invalidation and the next IB_WR_REG_MR
  * @access: IB_ACCESS_* flags
  * @iova: the first address the region covers
  * @length: bytes it covers
@@ -259,7 +276,21 @@ enum sroce_mr_type {
  * @pages: the pages of @umem in order (SROCE_MR_USER)
  * @npages: entries in @pages
  * @page_offset: offset of @iova in the first page
- * @rcu: frees the region after lookups that found it are done
+ * @fr_pages: SROCE_MR_FAST_REG: kernel virtual address of each page of the
+ *	last ib_map_mr_sg()
+ * @fr_max: entries @fr_pages holds
+ * @fr_npages: entries @fr_pages uses
+ * @fr_page_shift: log2 of the page size of the mapping
+ * @mw_binds: memory windows bound to the region; it cannot be
+ *	deregistered (or reregistered) while there are any
+ * @dying: deregistration (or reregistration) has begun: no new binds
+ * @replaced: reregistration published another region under the key; this
+ *	one only waits for its references to go
+ * @lock: guards @mw_binds and @dying, and @key, @valid, @access, @iova and
+ *	@length of a fast-registration region, which REG_MR and invalidations
+ *	change on the data path; any context, irqsave; those fields of other
+ *	regions never change after publication.  Nests inside
+ *	struct sroce_mw's lock.
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -267,6 +298,8 @@ struct sroce_mr {
 	struct completion released;
 	struct rcu_head rcu;
 	enum sroce_mr_type type;
+	u32 key;
+	bool valid;
 	u32 access;
 	u64 iova;
 	u64 length;
@@ -274,6 +307,43 @@ struct sroce_mr {
 	struct page **pages;
 	unsigned long npages;
 	unsigned int page_offset;
+	u64 *fr_pages;
+	u32 fr_max;
+	u32 fr_npages;
+	u32 fr_page_shift;
+	u32 mw_binds;
+	bool dying;
+	bool replaced;
+	spinlock_t lock; /* fast-registration state, binds; see above */
+};
+
+/**
+ * struct sroce_mw - a memory window
+ * @ibmw: the core's MW; the core allocates this struct around it
+ * @ref: references; lookups take one
+ * @released: completed when @ref reaches zero
+ * @key: the rkey it answers to; the index stays, binds may change the low
+ *	byte
+ * @valid: bound
+ * @mr: the region it is bound to, referenced while bound
+ * @addr: the first address it opens
+ * @length: bytes it opens
+ * @access: IB_ACCESS_REMOTE_* it grants
+ * @qpn: type 2: the QP it is bound through, the only one it serves
+ * @lock: guards everything above but @ref; any context, irqsave
+ */
+struct sroce_mw {
+	struct ib_mw ibmw;
+	refcount_t ref;
+	struct completion released;
+	spinlock_t lock; /* the binding */
+	u32 key;
+	bool valid;
+	struct sroce_mr *mr;
+	u64 addr;
+	u64 length;
+	u32 access;
+	u32 qpn;
 };
 
 /* Where a work request's data is, in sroce's own terms. */
@@ -293,6 +363,9 @@ enum sroce_copy_dir {
  * @rdma: RDMA_WRITE(_WITH_IMM), RDMA_READ: remote address and key
  * @atomic: atomics: remote address, operands, key
  * @ud: UD sends: destination, QP number, Q_Key
+ * @bind: BIND_MW: the window, its new key, the range, region and rights
+ * @reg: REG_MR (kernel QPs): the region, its new key and rights
+ * @inv_rkey: LOCAL_INV, SEND_WITH_INV: the key to invalidate
  * @state: enum sroce_wqe_state
  * @first_psn: PSN of the first packet (READ: of the request)
  * @last_psn: PSN of the last packet (READ: of the last response)
@@ -321,7 +394,21 @@ struct sroce_swqe {
 			u32 remote_qpn;
 			u32 remote_qkey;
 		} ud;
+		struct {
+			u32 mw_rkey;
+			u32 new_rkey;
+			u64 addr;
+			u64 length;
+			u32 mr_lkey;
+			u32 access;
+		} bind;
+		struct {
+			struct sroce_mr *mr;
+			u32 key;
+			u32 access;
+		} reg;
 	};
+	u32 inv_rkey;
 	u8 state;
 	u32 first_psn;
 	u32 last_psn;
@@ -652,6 +739,11 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
+static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct sroce_mw, ibmw);
+}
+
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct sroce_qp, ibqp);
@@ -712,6 +804,11 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
+bool sroce_mr_bind_get(struct sroce_mr *mr);
+void sroce_mr_bind_put(struct sroce_mr *mr);
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
@@ -723,6 +820,23 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len,
 		   enum sroce_copy_dir dir);
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
+		 u32 access);
+int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey);
+struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
+				u64 len, u32 access);
+
+/* mw.c */
+int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int sroce_dealloc_mw(struct ib_mw *ibmw);
+int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w);
+int sroce_mw_invalidate(struct sroce_qp *qp, u32 rkey);
+struct sroce_mr *sroce_mw_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
+				  u64 len, u32 access);
 
 /* net.c */
 extern struct mutex sroce_bind_lock;

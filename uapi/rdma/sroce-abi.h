@@ -89,7 +89,9 @@
  * producer index with acquire semantics before it reads any slot below it,
  * and stores the consumer index with release semantics only after it has
  * finished reading the slots it gives back.  Nothing else orders the two
- * sides.  In the kernel these are smp_load_acquire()/smp_store_release();
+ * sides.  Slots between the consumer and producer indices belong to the
+ * consumer, which may also write them (the provider marks the completions
+ * of a reset QP there); the producer does not look at them again.  In the kernel these are smp_load_acquire()/smp_store_release();
  * in the provider, C11 atomic_load_explicit(memory_order_acquire) and
  * atomic_store_explicit(memory_order_release).  Several threads of one
  * process using one ring serialise among themselves; the kernel never
@@ -270,6 +272,17 @@ enum sroce_send_flags {
  * @wr.ud: UD sends: the address handle (struct sroce_create_ah_resp's
  *	ah_num, of this context and the QP's PD), the destination QP number
  *	and Q_Key
+ * @wr.bind_mw: BIND_MW (RC): a key of the window (ibv_mw.rkey; only its
+ *	index, the upper 24 bits, is used), the rkey the window gets (same
+ *	index), the range [addr, addr + length) of the memory region of
+ *	mr_lkey it opens (length 0 unbinds a type 1 window and needs no
+ *	region), and the IBV_ACCESS_REMOTE_* rights (IBV_ACCESS_LOCAL_WRITE
+ *	and IBV_ACCESS_MW_BIND are ignored, other bits refused)
+ *
+ * Opcodes a QP takes: UD: SEND, SEND_WITH_IMM; UC: also RDMA_WRITE,
+ * RDMA_WRITE_WITH_IMM, LOCAL_INV; RC: also RDMA_READ, ATOMIC_CMP_AND_SWP,
+ * ATOMIC_FETCH_AND_ADD, BIND_MW, SEND_WITH_INV.  LOCAL_INV and BIND_MW
+ * carry no data (num_sge 0, not inline).
  *
  * The slot holds this 64-byte header, then either num_sge struct sroce_sge
  * or inline_len bytes of data.
@@ -304,6 +317,14 @@ struct sroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
+		struct {
+			__u32 mw_rkey;
+			__u32 new_rkey;
+			__aligned_u64 addr;
+			__aligned_u64 length;
+			__u32 mr_lkey;
+			__u32 access;
+		} bind_mw;
 	} wr;
 };
 
