@@ -14,6 +14,13 @@
 /* Everything an ib_uverbs_wc carries; no timestamps, no flow tags. */
 #define SROCE_CQ_WC_FLAGS	IBV_WC_STANDARD_FLAGS
 
+/*
+ * The status the provider writes over a CQE it has discarded (a QP's, when
+ * the QP is reset): the slot is this process's until given back, so it may
+ * write it; pollers skip such CQEs.  No enum ibv_wc_status is this large.
+ */
+#define SROCE_CQE_DISCARDED	UINT32_MAX
+
 /* create_cq_ex attributes the provider honours. */
 #define SROCE_CQ_COMP_MASK	IBV_CQ_INIT_ATTR_MASK_FLAGS
 #define SROCE_CQ_FLAGS		IBV_CREATE_CQ_ATTR_SINGLE_THREADED
@@ -123,9 +130,10 @@ int sroce_cq_destroy(struct ibv_cq *ibcq)
  * @wc: receives up to @num_entries completions, oldest first
  *
  * Copies CQEs from the consumer index up to the producer index (loaded with
- * acquire), then gives the slots back by publishing the consumer index
- * (release), as ring.h describes.  A CQE is a struct ib_uverbs_wc already
- * in libibverbs' numbering (the ABI says so), so it is copied unchanged.
+ * acquire), skipping discarded ones, then gives the slots back by
+ * publishing the consumer index (release), as ring.h describes.  A CQE is
+ * a struct ib_uverbs_wc already in libibverbs' numbering (the ABI says
+ * so), so it is copied unchanged.
  *
  * Context: any thread; takes and releases the CQ's lock.
  * Return: number of completions returned (0 if none), or -1 if the CQ lost
@@ -135,7 +143,8 @@ int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct sroce_cq *cq = to_scq(ibcq);
 	struct sroce_ring *ring = &cq->ring;
-	uint32_t n, i;
+	const struct ib_uverbs_wc *cqe;
+	uint32_t ready, n, i;
 
 	if (num_entries <= 0)
 		return 0;
@@ -146,17 +155,46 @@ int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		return -1;
 	}
 
-	n = sroce_ring_ready(ring);
-	if (n > (uint32_t)num_entries)
-		n = (uint32_t)num_entries;
-	for (i = 0; i < n; i++)
-		memcpy(&wc[i], sroce_ring_slot(ring, ring->head + i),
-		       sizeof(wc[i]));
-	if (n)
-		sroce_ring_publish(ring, ring->head + n);
+	ready = sroce_ring_ready(ring);
+	for (i = 0, n = 0; i < ready && n < (uint32_t)num_entries; i++) {
+		cqe = sroce_ring_slot(ring, ring->head + i);
+		if (cqe->status != SROCE_CQE_DISCARDED)
+			memcpy(&wc[n++], cqe, sizeof(wc[0]));
+	}
+	if (i)
+		sroce_ring_publish(ring, ring->head + i);
 
 	pthread_spin_unlock(&cq->lock);
 	return (int)n;
+}
+
+/**
+ * sroce_cq_discard_qp() - drop the unpolled CQEs of a QP
+ * @ibcq: CQ
+ * @qp_num: the QP, just moved to RESET
+ *
+ * Applications reset a QP to reuse it and expect the completions of its
+ * old life (flushes, mostly) to be gone, as on other RDMA devices.  After
+ * the move the kernel produces no CQE for the QP, so every one there is is
+ * below the producer index now.
+ *
+ * Context: takes and releases the CQ's lock.
+ */
+void sroce_cq_discard_qp(struct ibv_cq *ibcq, uint32_t qp_num)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_ring *ring = &cq->ring;
+	struct ib_uverbs_wc *cqe;
+	uint32_t ready, i;
+
+	pthread_spin_lock(&cq->lock);
+	ready = ring->base ? sroce_ring_ready(ring) : 0;
+	for (i = 0; i < ready; i++) {
+		cqe = sroce_ring_slot(ring, ring->head + i);
+		if (cqe->qp_num == qp_num)
+			cqe->status = SROCE_CQE_DISCARDED;
+	}
+	pthread_spin_unlock(&cq->lock);
 }
 
 /**
@@ -211,12 +249,27 @@ static struct sroce_cq *cqx_to_scq(struct ibv_cq_ex *ibcqx)
 	return to_scq(ibv_cq_ex_to_cq(ibcqx));
 }
 
-static void cqx_load(struct sroce_cq *cq, uint32_t index)
+/*
+ * Make the first CQE from @index on that is not discarded current; then
+ * poll_next is the index after it, or @producer if there is none.
+ * Return: 0, or ENOENT if there is none.
+ */
+static int cqx_load(struct sroce_cq *cq, uint32_t index, uint32_t producer)
 {
-	memcpy(&cq->cur, sroce_ring_slot(&cq->ring, index), sizeof(cq->cur));
-	cq->poll_next = index + 1;
-	cq->vcq.cq_ex.status = cq->cur.status;
-	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+	const struct ib_uverbs_wc *cqe;
+
+	for (; sroce_ring_used(producer, index); index++) {
+		cqe = sroce_ring_slot(&cq->ring, index);
+		if (cqe->status == SROCE_CQE_DISCARDED)
+			continue;
+		memcpy(&cq->cur, cqe, sizeof(cq->cur));
+		cq->poll_next = index + 1;
+		cq->vcq.cq_ex.status = cq->cur.status;
+		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+		return 0;
+	}
+	cq->poll_next = index;
+	return ENOENT;
 }
 
 /* Context: takes the CQ's lock, kept on success until cqx_end_poll(). */
@@ -229,12 +282,16 @@ static int cqx_start_poll(struct ibv_cq_ex *ibcqx,
 		return EINVAL;
 
 	pthread_spin_lock(&cq->lock);
-	if (!cq->ring.base || !sroce_ring_ready(&cq->ring)) {
+	if (!cq->ring.base) {
 		pthread_spin_unlock(&cq->lock);
-		return cq->ring.base ? ENOENT : EIO;
+		return EIO;
 	}
-
-	cqx_load(cq, cq->ring.head);
+	if (cqx_load(cq, cq->ring.head, sroce_ring_load_peer(&cq->ring))) {
+		/* Give back the discarded CQEs passed over. */
+		sroce_ring_publish(&cq->ring, cq->poll_next);
+		pthread_spin_unlock(&cq->lock);
+		return ENOENT;
+	}
 	return 0;
 }
 
@@ -242,13 +299,8 @@ static int cqx_start_poll(struct ibv_cq_ex *ibcqx,
 static int cqx_next_poll(struct ibv_cq_ex *ibcqx)
 {
 	struct sroce_cq *cq = cqx_to_scq(ibcqx);
-	uint32_t producer = sroce_ring_load_peer(&cq->ring);
 
-	if (!sroce_ring_used(producer, cq->poll_next))
-		return ENOENT;
-
-	cqx_load(cq, cq->poll_next);
-	return 0;
+	return cqx_load(cq, cq->poll_next, sroce_ring_load_peer(&cq->ring));
 }
 
 /* Context: releases the CQ's lock taken by cqx_start_poll(). */

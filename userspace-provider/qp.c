@@ -139,6 +139,7 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr)
 {
 	struct sroce_uresp_create_qp resp = {};
+	struct ibv_qp_init_attr_ex core_attr;
 	struct ibv_create_qp cmd = {};
 	struct sroce_qp *qp;
 	int ret;
@@ -153,8 +154,15 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 	if (!qp)
 		return NULL;
 
-	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp));
+	/*
+	 * ibv_cmd_create_qp_ex() refuses IBV_QP_INIT_ATTR_CREATE_FLAGS even
+	 * with no flags set, which is all this provider accepts.
+	 */
+	core_attr = *attr;
+	core_attr.comp_mask &= ~(uint32_t)IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &core_attr, &cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	attr->cap = core_attr.cap;
 	if (ret)
 		goto err_free_qp;
 
@@ -198,8 +206,11 @@ static void qp_resync_rings(struct sroce_qp *qp)
  * @attr: new attributes
  * @attr_mask: enum ibv_qp_attr_mask, which of @attr to apply
  *
- * Context: takes the SQ and RQ locks, one after the other, after a move to
- * RESET.
+ * After a move to RESET the QP's unpolled completions are discarded
+ * (sroce_cq_discard_qp()).
+ *
+ * Context: takes the SQ and RQ locks, then the CQs' locks, one after the
+ * other, after a move to RESET.
  * Return: 0 or a positive errno.
  */
 int sroce_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -212,8 +223,13 @@ int sroce_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if (ret)
 		return ret;
 
-	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
 		qp_resync_rings(to_sqp(ibqp));
+		if (ibqp->send_cq)
+			sroce_cq_discard_qp(ibqp->send_cq, ibqp->qp_num);
+		if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+			sroce_cq_discard_qp(ibqp->recv_cq, ibqp->qp_num);
+	}
 	return 0;
 }
 

@@ -21,13 +21,20 @@
 /* Opcodes each QP type may post. */
 #define SQ_UD_OPS	(WR_BIT(IBV_WR_SEND) | WR_BIT(IBV_WR_SEND_WITH_IMM))
 #define SQ_UC_OPS	(SQ_UD_OPS | WR_BIT(IBV_WR_RDMA_WRITE) |	\
-			 WR_BIT(IBV_WR_RDMA_WRITE_WITH_IMM))
+			 WR_BIT(IBV_WR_RDMA_WRITE_WITH_IMM) |		\
+			 WR_BIT(IBV_WR_LOCAL_INV))
 #define SQ_RC_OPS	(SQ_UC_OPS | WR_BIT(IBV_WR_RDMA_READ) |		\
 			 WR_BIT(IBV_WR_ATOMIC_CMP_AND_SWP) |		\
-			 WR_BIT(IBV_WR_ATOMIC_FETCH_AND_ADD))
+			 WR_BIT(IBV_WR_ATOMIC_FETCH_AND_ADD) |		\
+			 WR_BIT(IBV_WR_BIND_MW) | WR_BIT(IBV_WR_SEND_WITH_INV))
 
 /* Opcodes that may carry inline data. */
-#define SQ_INLINE_OPS	SQ_UC_OPS
+#define SQ_INLINE_OPS	(SQ_UD_OPS | WR_BIT(IBV_WR_RDMA_WRITE) |	\
+			 WR_BIT(IBV_WR_RDMA_WRITE_WITH_IMM) |		\
+			 WR_BIT(IBV_WR_SEND_WITH_INV))
+
+/* Opcodes that move no data: they must have no SGEs. */
+#define SQ_LOCAL_OPS	(WR_BIT(IBV_WR_LOCAL_INV) | WR_BIT(IBV_WR_BIND_MW))
 
 /* Bytes a slot needs for a WQE with @max_sge SGEs or @max_inline bytes. */
 static uint64_t sq_slot_need(const struct ibv_qp_cap *cap)
@@ -106,6 +113,32 @@ bool sroce_sq_opcode_ok(enum ibv_qp_type qp_type, unsigned int opcode)
 		return false;
 	}
 	return opcode < 32 && (ops & WR_BIT(opcode));
+}
+
+/* Does @opcode move no data (LOCAL_INV, BIND_MW)? */
+bool sroce_sq_local_op(unsigned int opcode)
+{
+	return opcode < 32 && (SQ_LOCAL_OPS & WR_BIT(opcode));
+}
+
+/**
+ * sroce_sq_set_bind() - fill the bind_mw part of a BIND_MW WQE
+ * @wqe: WQE being built
+ * @mw: the window
+ * @rkey: the key the window is to have
+ * @info: the region, range and rights
+ *
+ * A zero length (unbinding a type 1 window) may come without a region.
+ */
+void sroce_sq_set_bind(struct sroce_send_wqe *wqe, const struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	wqe->wr.bind_mw.mw_rkey = mw->rkey;
+	wqe->wr.bind_mw.new_rkey = rkey;
+	wqe->wr.bind_mw.addr = info->addr;
+	wqe->wr.bind_mw.length = info->length;
+	wqe->wr.bind_mw.mr_lkey = info->mr ? info->mr->lkey : 0;
+	wqe->wr.bind_mw.access = info->mw_access_flags;
 }
 
 /* May @opcode carry inline data? */
@@ -232,6 +265,12 @@ static int sq_check_wr(const struct sroce_qp *qp,
 		return EINVAL;
 	if (qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
+	if (sroce_sq_local_op(wr->opcode) &&
+	    (wr->num_sge || (wr->send_flags & IBV_SEND_INLINE)))
+		return EINVAL;
+	if (wr->opcode == IBV_WR_BIND_MW && (!wr->bind_mw.mw ||
+	    (wr->bind_mw.bind_info.length && !wr->bind_mw.bind_info.mr)))
+		return EINVAL;
 	return 0;
 }
 
@@ -248,6 +287,9 @@ static void sq_fill_header(const struct sroce_qp *qp,
 	if (wr->opcode == IBV_WR_SEND_WITH_IMM ||
 	    wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
 		wqe->imm_data = wr->imm_data;
+	if (wr->opcode == IBV_WR_SEND_WITH_INV ||
+	    wr->opcode == IBV_WR_LOCAL_INV)
+		wqe->invalidate_rkey = wr->invalidate_rkey;
 
 	switch ((unsigned int)wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
@@ -263,7 +305,11 @@ static void sq_fill_header(const struct sroce_qp *qp,
 		wqe->wr.atomic.swap = wr->wr.atomic.swap;
 		wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
 		break;
-	default:	/* SEND, SEND_WITH_IMM */
+	case IBV_WR_BIND_MW:
+		sroce_sq_set_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+				  &wr->bind_mw.bind_info);
+		break;
+	default:	/* SEND, SEND_WITH_IMM, SEND_WITH_INV, LOCAL_INV */
 		if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 			wqe->wr.ud.ah_num = to_sah(wr->wr.ud.ah)->ah_num;
 			wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
@@ -383,4 +429,46 @@ int sroce_sq_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (ret)
 		*bad_wr = NULL;
 	return ret;
+}
+
+/**
+ * sroce_sq_bind_mw() - bind_mw op (ibv_bind_mw(), type 1 windows)
+ * @ibqp: RC QP in RTS
+ * @mw: type 1 window of the QP's PD
+ * @mw_bind: work request id, send flags, region, range and rights
+ *
+ * Posts a BIND_MW work request giving the window the next key (its low
+ * byte incremented), and on success stores that key in mw->rkey, as
+ * ibv_bind_mw(3) specifies: the caller may hand it out at once, and
+ * requests that use it are ordered after the bind on this QP.  Whether the
+ * bind succeeded is reported by its completion (IBV_WC_MW_BIND_ERR if the
+ * region cannot grant the range or rights).
+ *
+ * Context: as sroce_sq_post().
+ * Return: 0 or a positive errno (EINVAL for a type 2 window or a non-RC
+ * QP; otherwise as sroce_sq_post()).
+ */
+int sroce_sq_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		     struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr *bad_wr;
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = mw_bind->bind_info,
+		},
+	};
+	int ret;
+
+	if (mw->type != IBV_MW_TYPE_1 || ibqp->qp_type != IBV_QPT_RC)
+		return EINVAL;
+	ret = sroce_sq_post(ibqp, &wr, &bad_wr);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
 }

@@ -193,6 +193,83 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 }
 
 /**
+ * sroce_rereg_mr() - rereg_mr op
+ * @vmr: MR from sroce_reg_mr()
+ * @flags: IBV_REREG_MR_CHANGE_TRANSLATION, _PD, _ACCESS
+ * @pd: the new PD (IBV_REREG_MR_CHANGE_PD)
+ * @addr: the new start (IBV_REREG_MR_CHANGE_TRANSLATION), also its address
+ *	in work requests
+ * @length: the new length (IBV_REREG_MR_CHANGE_TRANSLATION)
+ * @access: the new enum ibv_access_flags (IBV_REREG_MR_CHANGE_ACCESS)
+ *
+ * The kernel builds the region anew under the same lkey and rkey; work
+ * requests posted before and naming the old range or PD fail.  It refuses
+ * (EBUSY) while memory windows are bound to the region.
+ *
+ * Return: 0, or a positive errno with the MR unchanged.
+ */
+static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd = {};
+
+	return ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
+				(uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
+				&resp, sizeof(resp));
+}
+
+/**
+ * sroce_alloc_mw() - alloc_mw op
+ * @ibpd: PD
+ * @type: IBV_MW_TYPE_1 or IBV_MW_TYPE_2
+ *
+ * Return: the new window (unbound), or NULL with errno set.
+ */
+static struct ibv_mw *sroce_alloc_mw(struct ibv_pd *ibpd,
+				     enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+
+	ret = ibv_cmd_alloc_mw(ibpd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret)
+		goto err_free_mw;
+
+	return mw;
+
+err_free_mw:
+	free(mw);
+	errno = ret;
+	return NULL;
+}
+
+/**
+ * sroce_dealloc_mw() - dealloc_mw op
+ * @mw: window from sroce_alloc_mw(), bound or not
+ *
+ * Return: 0, or a positive errno with the window kept.
+ */
+static int sroce_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret)
+		return ret;
+
+	free(mw);
+	return 0;
+}
+
+/**
  * sroce_create_ah() - create_ah op
  * @ibpd: PD
  * @attr: address vector
@@ -262,13 +339,16 @@ static void sroce_free_context(struct ibv_context *ibctx)
  * doorbell; arming a CQ is the generic REQ_NOTIFY_CQ command.
  */
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
+	.bind_mw = sroce_sq_bind_mw,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_cq_create,
 	.create_cq_ex = sroce_cq_create_ex,
 	.create_qp = sroce_qp_create,
 	.create_qp_ex = sroce_qp_create_ex,
 	.create_srq = sroce_srq_create,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
@@ -288,6 +368,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_srq = sroce_srq_query,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.rereg_mr = sroce_rereg_mr,
 	.resize_cq = sroce_cq_resize,
 };
 

@@ -264,6 +264,9 @@ SROCE_SAME(IBV_WR_SEND_WITH_IMM, IB_UVERBS_WR_SEND_WITH_IMM);
 SROCE_SAME(IBV_WR_RDMA_READ, IB_UVERBS_WR_RDMA_READ);
 SROCE_SAME(IBV_WR_ATOMIC_CMP_AND_SWP, IB_UVERBS_WR_ATOMIC_CMP_AND_SWP);
 SROCE_SAME(IBV_WR_ATOMIC_FETCH_AND_ADD, IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD);
+SROCE_SAME(IBV_WR_LOCAL_INV, IB_UVERBS_WR_LOCAL_INV);
+SROCE_SAME(IBV_WR_BIND_MW, IB_UVERBS_WR_BIND_MW);
+SROCE_SAME(IBV_WR_SEND_WITH_INV, IB_UVERBS_WR_SEND_WITH_INV);
 SROCE_SAME(IBV_SEND_FENCE, SROCE_SEND_FENCE);
 SROCE_SAME(IBV_SEND_SIGNALED, SROCE_SEND_SIGNALED);
 SROCE_SAME(IBV_SEND_SOLICITED, SROCE_SEND_SOLICITED);
@@ -332,6 +335,12 @@ int sroce_sq_init(struct sroce_sq *sq, const struct sroce_ring_info *info,
 void sroce_sq_uninit(struct sroce_sq *sq);
 bool sroce_sq_opcode_ok(enum ibv_qp_type qp_type, unsigned int opcode);
 bool sroce_sq_inline_ok(unsigned int opcode);
+bool sroce_sq_local_op(unsigned int opcode);
+void sroce_sq_set_bind(struct sroce_send_wqe *wqe, const struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info);
+void sroce_cq_discard_qp(struct ibv_cq *ibcq, uint32_t qp_num);
+int sroce_sq_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		     struct ibv_mw_bind *mw_bind);
 int sroce_sq_set_sges(const struct sroce_sq *sq, struct sroce_send_wqe *wqe,
 		      const struct ibv_sge *sg_list, size_t num_sge);
 void sroce_sq_clear_inline(struct sroce_send_wqe *wqe);

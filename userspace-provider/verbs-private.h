@@ -459,6 +459,16 @@ struct ibv_reg_mr {
 	struct ib_uverbs_reg_mr		core_payload;
 };
 
+struct ibv_rereg_mr {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_rereg_mr	core_payload;
+};
+
+struct ibv_alloc_mw {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_alloc_mw	core_payload;
+};
+
 /*
  * Functions exported by libibverbs.so.1 under IBVERBS_PRIVATE_34
  * (provider-abi.md 3, 3.1); linking with -libverbs binds these names to
@@ -517,6 +527,23 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+
+/*
+ * @flags: IBV_REREG_MR_CHANGE_*; updates lkey and rkey of @vmr from the
+ * response (and its context with a new PD).
+ */
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
+
+/* Fills context, pd, rkey, handle and type of @mw. */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size,
+		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 
 /* Fills ah->handle and ah->context; there is no driver request. */
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,

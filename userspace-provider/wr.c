@@ -19,10 +19,12 @@
 /* Bits of enum ibv_qp_create_send_ops_flags each QP type supports. */
 #define WR_UD_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define WR_UC_OPS	(WR_UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE |	\
-			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
+			 IBV_QP_EX_WITH_LOCAL_INV)
 #define WR_RC_OPS	(WR_UC_OPS | IBV_QP_EX_WITH_RDMA_READ |		\
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
-			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |		\
+			 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV)
 
 /* wr_flags a WQE takes; IBV_SEND_INLINE is decided by the data setter. */
 #define WR_SEND_FLAGS							\
@@ -33,9 +35,8 @@
  * @qp_type: RC, UC or UD
  * @send_ops_flags: enum ibv_qp_create_send_ops_flags
  *
- * Return: 0, or EOPNOTSUPP for operations sroce does not have (bind_mw,
- * local_inv, send_inv, TSO, atomic_write, flush, anything newer) or that
- * the QP type cannot carry.
+ * Return: 0, or EOPNOTSUPP for operations sroce does not have (TSO,
+ * atomic_write, flush, anything newer) or that the QP type cannot carry.
  */
 int sroce_wr_check_ops(enum ibv_qp_type qp_type, uint64_t send_ops_flags)
 {
@@ -182,6 +183,40 @@ static void wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm_data)
 		wqe->imm_data = imm_data;
 }
 
+static void wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *wqe = wr_begin(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (wqe)
+		wqe->invalidate_rkey = invalidate_rkey;
+}
+
+static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct sroce_send_wqe *wqe = wr_begin(qpx, IBV_WR_LOCAL_INV);
+
+	if (wqe)
+		wqe->invalidate_rkey = invalidate_rkey;
+}
+
+/*
+ * Either window type; as with the other builders the caller keeps track
+ * of the key (ibv_bind_mw() is the call that updates mw->rkey).
+ */
+static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct sroce_send_wqe *wqe = wr_begin(qpx, IBV_WR_BIND_MW);
+
+	if (!wqe)
+		return;
+	if (!mw || (info->length && !info->mr)) {
+		wr_fail(&qpx_to_sqp(qpx)->sq, EINVAL);
+		return;
+	}
+	sroce_sq_set_bind(wqe, mw, rkey, info);
+}
+
 static void wr_set_rdma(struct sroce_send_wqe *wqe, uint32_t rkey,
 			uint64_t remote_addr)
 {
@@ -254,8 +289,13 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	struct sroce_send_wqe *wqe = wr_current(qpx);
 	struct sroce_sq *sq = &qpx_to_sqp(qpx)->sq;
 
-	if (wqe)
-		wr_fail(sq, sroce_sq_set_sges(sq, wqe, sg_list, num_sge));
+	if (!wqe)
+		return;
+	if (sroce_sq_local_op(wqe->opcode)) {
+		wr_fail(sq, EINVAL);
+		return;
+	}
+	wr_fail(sq, sroce_sq_set_sges(sq, wqe, sg_list, num_sge));
 }
 
 static void wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
@@ -353,4 +393,10 @@ void sroce_wr_init(struct sroce_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = wr_bind_mw;
+	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = wr_local_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = wr_send_inv;
 }

@@ -328,6 +328,97 @@ static void test_atomic(void)
 	free_qp(&t);
 }
 
+static void test_memory_windows(void)
+{
+	struct test_qp t = make_qp(IBV_QPT_RC, true);
+	struct ibv_qp_ex *qpx = &t.qp->vqp.qp_ex;
+	struct ibv_mr mr = { .lkey = 0x1234 };
+	struct ibv_mw mw1 = { .rkey = 0x500, .type = IBV_MW_TYPE_1 };
+	struct ibv_mw mw2 = { .rkey = 0x600, .type = IBV_MW_TYPE_2 };
+	struct ibv_mw_bind bind = {
+		.wr_id = 9, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = &mr, .addr = 0x7000, .length = 4096,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+	};
+	struct ibv_sge sge = { .addr = 0x8000, .length = 8, .lkey = 1 };
+	struct ibv_send_wr wr = {
+		.wr_id = 10, .opcode = IBV_WR_LOCAL_INV,
+		.invalidate_rkey = 0x601,
+	};
+	struct ibv_send_wr *bad;
+	struct sroce_send_wqe *w;
+
+	w = sq_wqe(&t, 0);
+	expect(sroce_sq_bind_mw(&t.qp->vqp.qp, &mw1, &bind) == 0 &&
+	       mw1.rkey == 0x501 && w->opcode == IB_UVERBS_WR_BIND_MW &&
+	       w->wr_id == 9 && w->send_flags == SROCE_SEND_SIGNALED &&
+	       w->num_sge == 0 && w->wr.bind_mw.mw_rkey == 0x500 &&
+	       w->wr.bind_mw.new_rkey == 0x501 &&
+	       w->wr.bind_mw.addr == 0x7000 && w->wr.bind_mw.length == 4096 &&
+	       w->wr.bind_mw.mr_lkey == 0x1234 &&
+	       w->wr.bind_mw.access == IBV_ACCESS_REMOTE_WRITE &&
+	       doorbells(42) == 1,
+	       "bind_mw: type 1 posts BIND_MW and takes the next key");
+	expect(sroce_sq_bind_mw(&t.qp->vqp.qp, &mw2, &bind) == EINVAL &&
+	       mw2.rkey == 0x600 && doorbells(42) == 0,
+	       "bind_mw: type 2 window refused");
+	bind.bind_info.mr = NULL;
+	expect(sroce_sq_bind_mw(&t.qp->vqp.qp, &mw1, &bind) == EINVAL &&
+	       mw1.rkey == 0x501, "bind_mw: a range without a region refused");
+	bind.bind_info.length = 0;
+	w = sq_wqe(&t, 1);
+	expect(sroce_sq_bind_mw(&t.qp->vqp.qp, &mw1, &bind) == 0 &&
+	       mw1.rkey == 0x502 && w->wr.bind_mw.length == 0 &&
+	       w->wr.bind_mw.mr_lkey == 0 && doorbells(42) == 1,
+	       "bind_mw: zero length unbinds without a region");
+
+	w = sq_wqe(&t, 2);
+	expect(sroce_sq_post(&t.qp->vqp.qp, &wr, &bad) == 0 &&
+	       w->opcode == IB_UVERBS_WR_LOCAL_INV &&
+	       w->invalidate_rkey == 0x601 && w->num_sge == 0 &&
+	       doorbells(42) == 1, "post_send: LOCAL_INV carries the rkey");
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	expect(sroce_sq_post(&t.qp->vqp.qp, &wr, &bad) == EINVAL && bad == &wr,
+	       "post_send: LOCAL_INV with data refused");
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	w = sq_wqe(&t, 3);
+	expect(sroce_sq_post(&t.qp->vqp.qp, &wr, &bad) == 0 &&
+	       w->opcode == IB_UVERBS_WR_SEND_WITH_INV &&
+	       w->invalidate_rkey == 0x601 && w->num_sge == 1 &&
+	       doorbells(42) == 1, "post_send: SEND_WITH_INV with data");
+
+	hdr_of(t.sq_k)->consumer = 4;	/* the "kernel" is done with them */
+	sroce_wr_init(t.qp, IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
+		      IBV_QP_EX_WITH_SEND_WITH_INV);
+	bind.bind_info.mr = &mr;
+	bind.bind_info.length = 64;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 11;
+	qpx->wr_flags = 0;
+	ibv_wr_bind_mw(qpx, &mw2, 0x6ab, &bind.bind_info);
+	ibv_wr_local_inv(qpx, 0x6ab);
+	ibv_wr_send_inv(qpx, 0x6ab);
+	ibv_wr_set_sge(qpx, 1, 0x8000, 8);
+	expect(ibv_wr_complete(qpx) == 0 && doorbells(42) == 1 &&
+	       sq_wqe(&t, 4)->opcode == IB_UVERBS_WR_BIND_MW &&
+	       sq_wqe(&t, 4)->wr.bind_mw.mw_rkey == 0x600 &&
+	       sq_wqe(&t, 4)->wr.bind_mw.new_rkey == 0x6ab &&
+	       sq_wqe(&t, 4)->wr.bind_mw.length == 64 &&
+	       sq_wqe(&t, 5)->opcode == IB_UVERBS_WR_LOCAL_INV &&
+	       sq_wqe(&t, 5)->invalidate_rkey == 0x6ab &&
+	       sq_wqe(&t, 6)->opcode == IB_UVERBS_WR_SEND_WITH_INV &&
+	       sq_wqe(&t, 6)->invalidate_rkey == 0x6ab &&
+	       sq_wqe(&t, 6)->num_sge == 1,
+	       "wr: bind_mw, local_inv, send_inv");
+	ibv_wr_start(qpx);
+	ibv_wr_local_inv(qpx, 0x6ab);
+	ibv_wr_set_sge(qpx, 1, 0x8000, 8);
+	expect(ibv_wr_complete(qpx) == EINVAL && doorbells(42) == 0,
+	       "wr: local_inv with data refused");
+	free_qp(&t);
+}
+
 static void test_recv(void)
 {
 	struct test_qp t = make_qp(IBV_QPT_RC, true);
@@ -470,6 +561,55 @@ static void test_poll_cq_ex(void)
 	free_cq(cq, kmap);
 }
 
+/* A reset QP's CQEs are skipped by both polling APIs and given back. */
+static void test_cq_discard(void)
+{
+	struct ibv_poll_cq_attr attr = {};
+	uint8_t *kmap;
+	struct sroce_cq *cq = make_cq(&kmap);
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ib_uverbs_wc *k;
+	struct ibv_wc wc[4];
+	uint32_t p = 0xfffffffeu, i;
+
+	cqx_init_ops(cqx, 0);
+	for (i = 0; i < 4; i++)
+		kernel_cqe(kmap, p + i, 30 + i);
+	k = kslot(kmap, 64, p + 1, CQ_SLOTS);
+	k->qp_num = 0x77;
+	k = kslot(kmap, 64, p + 3, CQ_SLOTS);
+	k->qp_num = 0x77;
+	hdr_of(kmap)->producer = p + 4;
+	sroce_cq_discard_qp(&cq->vcq.cq, 0x77);
+	expect(sroce_cq_poll(&cq->vcq.cq, 4, wc) == 2 && wc[0].wr_id == 30 &&
+	       wc[1].wr_id == 32 && hdr_of(kmap)->consumer == p + 4,
+	       "discard: poll_cq skips the QP's CQEs and gives them back");
+
+	for (i = 4; i < 7; i++)
+		kernel_cqe(kmap, p + i, 30 + i);
+	k = kslot(kmap, 64, p + 4, CQ_SLOTS);
+	k->qp_num = 0x77;
+	k = kslot(kmap, 64, p + 6, CQ_SLOTS);
+	k->qp_num = 0x77;
+	hdr_of(kmap)->producer = p + 7;
+	sroce_cq_discard_qp(&cq->vcq.cq, 0x77);
+	expect(ibv_start_poll(cqx, &attr) == 0 && cqx->wr_id == 35 &&
+	       ibv_next_poll(cqx) == ENOENT,
+	       "discard: cq_ex skips them too");
+	ibv_end_poll(cqx);
+	expect(hdr_of(kmap)->consumer == p + 7, "discard: cq_ex gives all back");
+
+	kernel_cqe(kmap, p + 7, 37);
+	k = kslot(kmap, 64, p + 7, CQ_SLOTS);
+	k->qp_num = 0x77;
+	hdr_of(kmap)->producer = p + 8;
+	sroce_cq_discard_qp(&cq->vcq.cq, 0x77);
+	expect(ibv_start_poll(cqx, &attr) == ENOENT &&
+	       hdr_of(kmap)->consumer == p + 8,
+	       "discard: start_poll on only discarded CQEs gives them back");
+	free_cq(cq, kmap);
+}
+
 static void test_wr_api(void)
 {
 	struct test_qp t = make_qp(IBV_QPT_RC, true);
@@ -542,8 +682,12 @@ static void test_wr_ud(void)
 
 	expect(sroce_wr_check_ops(IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE) ==
 	       EOPNOTSUPP &&
-	       sroce_wr_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW) ==
+	       sroce_wr_check_ops(IBV_QPT_UD, IBV_QP_EX_WITH_LOCAL_INV) ==
 	       EOPNOTSUPP &&
+	       sroce_wr_check_ops(IBV_QPT_UC, IBV_QP_EX_WITH_BIND_MW) ==
+	       EOPNOTSUPP &&
+	       sroce_wr_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW |
+				  IBV_QP_EX_WITH_SEND_WITH_INV) == 0 &&
 	       sroce_wr_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE) ==
 	       EOPNOTSUPP &&
 	       sroce_wr_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_SEND |
@@ -577,9 +721,11 @@ int main(void)
 	test_send_inline_and_full();
 	test_send_types();
 	test_atomic();
+	test_memory_windows();
 	test_recv();
 	test_poll_cq();
 	test_poll_cq_ex();
+	test_cq_discard();
 	test_wr_api();
 	test_wr_ud();
 
