@@ -89,13 +89,14 @@
  * producer index with acquire semantics before it reads any slot below it,
  * and stores the consumer index with release semantics only after it has
  * finished reading the slots it gives back.  Nothing else orders the two
- * sides.  Slots between the consumer and producer indices belong to the
- * consumer, which may also write them (the provider marks the completions
- * of a reset QP there); the producer does not look at them again.  In the kernel these are smp_load_acquire()/smp_store_release();
+ * sides.  In the kernel these are smp_load_acquire()/smp_store_release();
  * in the provider, C11 atomic_load_explicit(memory_order_acquire) and
- * atomic_store_explicit(memory_order_release).  Several threads of one
- * process using one ring serialise among themselves; the kernel never
- * takes a lock that userspace holds.
+ * atomic_store_explicit(memory_order_release).  Slots between the consumer
+ * and producer indices belong to the consumer, which may also write them
+ * (the provider marks the completions of a reset QP there); the producer
+ * does not look at them again.  Several threads of one process using one
+ * ring serialise among themselves; the kernel never takes a lock that
+ * userspace holds.
  *
  * When the kernel gives back a slot:
  *   send queue    when the work request completes (with or without a CQE);
