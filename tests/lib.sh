@@ -25,6 +25,7 @@ mkdir -p "$SROCE_RESULTS"
 
 SROCE_KO=$SROCE_ROOT/drivers/sroce/sroce.ko
 SROCE_KVERBS_KO=$SROCE_ROOT/tests/kmod/sroce_kverbs_test.ko
+SROCE_KWR_KO=$SROCE_ROOT/tests/kmod/sroce_kwr_test.ko
 SROCE_PROGS=$SROCE_ROOT/tests/progs
 SROCE_DEBUGFS=/sys/kernel/debug/sroce
 # The uninstalled provider, for every ibverbs program the tests run.
@@ -201,9 +202,9 @@ t_reset() {
 	for dev in $(ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | grep '^st-'); do
 		ip link del "$dev" 2>/dev/null || true
 	done
-	if grep -q '^sroce_kverbs_test ' /proc/modules; then
-		rmmod sroce_kverbs_test || rc=1
-	fi
+	for dev in $(awk '$1 ~ /^sroce_.*_test$/ { print $1 }' /proc/modules); do
+		rmmod "$dev" || rc=1
+	done
 	if sroce_loaded; then
 		for dev in $(sroce_links); do
 			rdma link delete "$dev" 2>/dev/null || true

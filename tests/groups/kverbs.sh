@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sroce-test: where=guest order=35
+#
+# The kernel verbs a ULP uses, from kernel context: tests/kmod/
+# sroce_kwr_test.ko connects two RC QPs and runs SEND/IMM, WRITE/IMM and
+# READ through the DMA region, fast registration of scatterlists (separate
+# pages, offsets, 16 KiB pages, 1 MiB), LOCAL_INV, key rotation,
+# SEND_WITH_INV, atomics, and the remote and local protection errors,
+# checking every byte and completion.  On one device and across two
+# namespaces, over IPv4 and IPv6 GIDs.
+. "$(dirname "$0")/../lib.sh"
+
+# Cases the module runs; each prints "<case>: pass".
+KWR_CASES=12
+
+# kwr_run TAG PARAM...: load the module with PARAMs; every case must pass.
+kwr_run() {
+	local tag=$1 rc=0 log
+	shift
+	echo "sroce-kwr: $tag" >/dev/kmsg
+	run insmod "$SROCE_KWR_KO" "$@" || rc=$?
+	log=$(dmesg | sed -n "\#sroce-kwr: $tag\$#,\$p" | grep 'sroce_kwr_test: ' || true)
+	printf '%s\n' "$log"
+	[ $rc = 0 ] || fail "$tag: $(printf '%s\n' "$log" | grep -c ': FAIL') case(s) failed"
+	[ "$(printf '%s\n' "$log" | grep -c ': pass$')" = "$KWR_CASES" ] ||
+		fail "$tag: not every case ran"
+	run rmmod sroce_kwr_test
+}
+
+test_loopback() {
+	topo_loopback
+	kwr_run loopback dev=sroce0
+}
+
+test_loopback_ipv6() {
+	topo_loopback
+	kwr_run loopback-ipv6 dev=sroce0 ipv6=1
+}
+
+test_two_hosts() {
+	topo_two_hosts
+	kwr_run two-hosts dev=sroce1 peer=sroce2
+}
+
+test_two_hosts_ipv6() {
+	topo_two_hosts
+	kwr_run two-hosts-ipv6 dev=sroce1 peer=sroce2 ipv6=1
+}
+
+t_main
