@@ -143,6 +143,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 	lockdep_assert_held(&qp->sq.lock);
 	qp->comp.psn = next_psn;
 	qp->comp.progress = true;
+	qp->comp.gap_retried = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	if (qp->comp.psn == qp->req.psn)
@@ -196,6 +197,19 @@ static int sroce_comp_retry(struct sroce_qp *qp, u32 psn)
 	return SROCE_COMP_KICK;
 }
 
+/*
+ * A response implies that responses before it were lost: go back to the
+ * first missing one, once per gap (see sroce_comp.gap_retried).
+ */
+static int sroce_comp_gap_retry(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	if (qp->comp.gap_retried)
+		return SROCE_COMP_NOTHING;
+	qp->comp.gap_retried = true;
+	return sroce_comp_retry(qp, qp->comp.psn);
+}
+
 /* A work request fails on the responder's word. */
 static int sroce_comp_remote_error(struct sroce_qp *qp, struct sroce_swqe *w,
 				   u32 status)
@@ -213,7 +227,7 @@ static int sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 	if (w && sroce_comp_is_rd_atomic(w) &&
 	    sroce_psn_diff(psn, w->first_psn) >= 0) {
 		/* Acknowledged past a READ/atomic: its responses are lost. */
-		return sroce_comp_retry(qp, qp->comp.psn);
+		return sroce_comp_gap_retry(qp);
 	}
 	sroce_comp_progress(qp, sroce_psn_add(psn, 1));
 	return SROCE_COMP_KICK;
@@ -309,7 +323,7 @@ static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
 		return NULL;
 	if (psn != qp->comp.psn) {
 		/* A gap in the responses: ask again from the first missing. */
-		*after = sroce_comp_retry(qp, qp->comp.psn);
+		*after = sroce_comp_gap_retry(qp);
 		return NULL;
 	}
 	return w;

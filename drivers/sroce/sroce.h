@@ -475,10 +475,15 @@ struct sroce_req {
 /**
  * struct sroce_comp - completer progress (sroce_sq.lock)
  * @psn: the oldest PSN not yet acknowledged
- * @retry_left: retries left after a timeout or sequence error (7: forever)
- * @rnr_left: retries left after an RNR NAK (7: forever)
+ * @retry_left: retries left after a timeout or sequence error
+ * @rnr_left: retries left after an RNR NAK (rnr_retry 7: forever)
  * @rnr_wait: waiting out an RNR NAK's timer
  * @progress: something was acknowledged since the timer was armed
+ * @gap_retried: a response past @psn (a gap) already asked the requester
+ *	to go back to @psn; later ones are dropped without spending another
+ *	retry until something is acknowledged.  Responses sent from several
+ *	CPUs can arrive out of order (veth, multi-queue NICs): a burst of
+ *	them must cost one retry, not one each.
  * @drained: IB_EVENT_SQ_DRAINED raised for the current SQD period
  *
  * The oldest work request not yet complete is sroce_sq.cons.
@@ -489,6 +494,7 @@ struct sroce_comp {
 	u8 rnr_left;
 	bool rnr_wait;
 	bool progress;
+	bool gap_retried;
 	bool drained;
 };
 
