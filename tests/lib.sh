@@ -167,6 +167,54 @@ topo_two_hosts() {
 	wait_for 10 gid_present sroce2 ::ffff:10.6.0.2
 }
 
+# topo_wire: st-w1 (10.7.0.1, sroce1) and st-w2 (10.7.0.2, sroce2), a veth
+# pair in the initial namespace, for kernel ULPs that open their rdma_cm
+# IDs there only (nvmet-rdma, nvme-rdma, rds_rdma on Linux 6.1).
+#
+#   sroce1 -- st-w1 10.7.0.1 <== veth ==> 10.7.0.2 st-w2 -- sroce2
+#
+# Each address is local, so the kernel
+# would deliver packets between them without touching the veth; rules
+# looked up before the local table send locally generated packets for the
+# other end out of the veth instead, and packets arriving on the veth still
+# reach the local table.
+topo_wire() {
+	run ip link add st-w1 type veth peer name st-w2
+	run ip addr add 10.7.0.1/24 dev st-w1
+	run ip addr add 10.7.0.2/24 dev st-w2
+	run ip link set st-w1 up
+	run ip link set st-w2 up
+	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.st-w1.rp_filter=0 \
+		net.ipv4.conf.st-w2.rp_filter=0 net.ipv4.conf.st-w1.accept_local=1 \
+		net.ipv4.conf.st-w2.accept_local=1
+	run ip route add 10.7.0.2 dev st-w1 src 10.7.0.1 table 71
+	run ip route add 10.7.0.1 dev st-w2 src 10.7.0.2 table 72
+	run ip rule add pref 71 to 10.7.0.2 iif lo lookup 71
+	run ip rule add pref 72 to 10.7.0.1 iif lo lookup 72
+	run ip rule add pref 73 to 10.7.0.2 oif st-w1 lookup 71
+	run ip rule add pref 74 to 10.7.0.1 oif st-w2 lookup 72
+	run ip rule add pref 1000 lookup local
+	run ip rule del pref 0
+	sroce_load
+	run rdma link add sroce1 type sroce netdev st-w1
+	run rdma link add sroce2 type sroce netdev st-w2
+	wait_for 10 gid_present sroce1 ::ffff:10.7.0.1
+	wait_for 10 gid_present sroce2 ::ffff:10.7.0.2
+}
+
+# Undo topo_wire's routing (the links go with t_reset).
+topo_wire_reset() {
+	local p
+	ip rule show | has '^1000:' || return 0
+	ip rule add pref 0 lookup local
+	ip rule del pref 1000 2>/dev/null || true
+	for p in 71 72 73 74; do
+		ip rule del pref $p 2>/dev/null || true
+	done
+	ip route flush table 71 2>/dev/null || true
+	ip route flush table 72 2>/dev/null || true
+}
+
 # gid_sysfs ADDR: ADDR (IPv6 notation, ::ffff:a.b.c.d for IPv4) as sysfs
 # prints GIDs: eight groups of four hex digits.
 gid_sysfs() {
@@ -194,11 +242,16 @@ gid_absent() { ! gid_present "$@"; }
 t_reset() {
 	local rc=0 ns dev
 	t_in_guest || return 0
+	# What a group builds on top of the devices (ULP targets, routes).
+	if declare -F t_group_reset >/dev/null; then
+		t_group_reset || rc=1
+	fi
 	pkill -9 -f "$SROCE_PROGS/" 2>/dev/null || true
 	for ns in $(ip netns list 2>/dev/null | awk '/^sroce-/ { print $1 }'); do
 		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 || true
 		ip netns del "$ns" || rc=1
 	done
+	topo_wire_reset
 	for dev in $(ip -o link show 2>/dev/null | awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' | grep '^st-'); do
 		ip link del "$dev" 2>/dev/null || true
 	done
