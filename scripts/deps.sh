@@ -18,8 +18,8 @@ pkgs=(
 	# tools the tests run inside the guest (it sees this root read-only)
 	iproute2 rdma-core ibverbs-utils ibverbs-providers rdmacm-utils
 	perftest python3 python3-pyverbs
-	# kernel ULPs over sroce: NVMe-oF
-	nvme-cli fio
+	# kernel ULPs over sroce: NVMe-oF, NFS over RDMA
+	nvme-cli fio nfs-kernel-server
 )
 
 missing=()
