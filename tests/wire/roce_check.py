@@ -8,6 +8,7 @@ usage: roce_check.py [--src ADDR]... [--pmtu N] [--require OPS] [--tshark] [-v] 
 CAPTURE is a classic pcap file (dumpcap -P) of Ethernet (optionally 802.1Q)
 or Linux cooked (SLL) frames.  Every UDP packet to port 4791 is checked:
 
+  * the EtherType must match the IP header's version;
   * the ICRC is recomputed from the packet (IBTA Annex A17: CRC-32 over
     a masked copy of the IP header, the UDP header and the BTH, then
     everything after the BTH up to the ICRC) and compared with the last
@@ -155,8 +156,13 @@ class Checker:
         self.bad.append("packet %d: %s" % (n, what))
 
     def packet(self, n, l3, etype):
+        if etype in (0x0800, 0x86DD) and l3 and l3[0] >> 4 != (4 if etype == 0x0800 else 6):
+            # e.g. an IPv6 packet sent with an IPv4 route's link header
+            self.packets += 1
+            self.problem(n, "EtherType 0x%04x carries an IP version %d header" % (etype, l3[0] >> 4))
+            return
         if etype == 0x0800:
-            if len(l3) < 20 or l3[0] >> 4 != 4:
+            if len(l3) < 20:
                 return
             ihl = (l3[0] & 0x0F) * 4
             total = struct.unpack(">H", l3[2:4])[0]
