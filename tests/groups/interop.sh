@@ -19,7 +19,7 @@
 . "$(dirname "$0")/../lib-rdma.sh"
 
 # Each tool under emulation takes seconds to tens of seconds.
-[ "$SROCE_TEST_TIMEOUT" -ge 900 ] || SROCE_TEST_TIMEOUT=900
+[ "$SROCE_TEST_TIMEOUT" -ge 1500 ] || SROCE_TEST_TIMEOUT=1500
 
 # --- the libibverbs pingpongs ---------------------------------------------------
 
