@@ -23,14 +23,15 @@
 
 # --- the libibverbs pingpongs ---------------------------------------------------
 
-# pingpong NAME TOOL ARGS...: 100 exchanges, the receiver checks the pattern
-# (-c); both ends must report 100 iterations and no corruption.
+# pingpong NAME TOOL ARGS...: $PP_ITERS (100) exchanges, the receiver checks
+# the pattern (-c); both ends must report them all and no corruption.
+PP_ITERS=100
 pingpong() {
 	local name=$1 tool=$2
 	shift 2
-	tool_pair "$name" 18515 -g "$tool" -c -n 100 "$@"
-	grep -q '100 iters in' "$CLI_LOG" || fail "$name: the client did not finish 100 iterations"
-	grep -q '100 iters in' "$SRV_LOG" || fail "$name: the server did not finish 100 iterations"
+	tool_pair "$name" 18515 -g "$tool" -c -n "$PP_ITERS" "$@"
+	grep -q "^$PP_ITERS iters in" "$CLI_LOG" || fail "$name: the client did not finish $PP_ITERS iterations"
+	grep -q "^$PP_ITERS iters in" "$SRV_LOG" || fail "$name: the server did not finish $PP_ITERS iterations"
 	! grep -qi 'invalid data' "$SRV_LOG" "$CLI_LOG" || fail "$name: the data arrived corrupted"
 }
 
@@ -236,10 +237,11 @@ interop_swap() {
 # pingpongs; the client (end 2) issues WRITE, READ and atomics, the server
 # answers.  Odd sizes exercise PadCnt.
 audit_traffic() {
-	pingpong rc_pingpong ibv_rc_pingpong -s 4000 -n 10
-	pingpong rc_pingpong_small ibv_rc_pingpong -s 1001 -n 10
-	pingpong uc_pingpong ibv_uc_pingpong -s 4000 -n 10
-	pingpong ud_pingpong ibv_ud_pingpong -s 1000 -n 10
+	local PP_ITERS=10
+	pingpong rc_pingpong ibv_rc_pingpong -s 4000
+	pingpong rc_pingpong_small ibv_rc_pingpong -s 1001
+	pingpong uc_pingpong ibv_uc_pingpong -s 4000
+	pingpong ud_pingpong ibv_ud_pingpong -s 1000
 	perf ib_write_bw ib_write_bw -n 20 -s 4093
 	perf ib_write_lat ib_write_lat -n 20 -s 3
 	perf ib_read_bw ib_read_bw -n 20 -s 4095 -o "$PERF_OUTS"
