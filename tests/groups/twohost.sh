@@ -59,36 +59,42 @@ pingpong() {
 	! grep -qi 'invalid data' "$PAIR_LOG" || fail "$name: the data arrived corrupted"
 }
 
-# across MTU PMTU: the RC, UD and rdma_cm traffic at one MTU, IPv4 and IPv6.
+# across MTU PMTU 4|6: the RC, UD and rdma_cm traffic at one MTU over one
+# address family.  One family per test, on devices created for it: sroce's
+# QP1 reuses its cached IPv4 route for IPv6 (Documentation/interop.rst;
+# fixed on branch ud), so IPv4 rdma_cm followed by IPv6 on one device fails.
 across() {
-	local mtu=$1 pmtu=$2 ops
+	local mtu=$1 pmtu=$2 fam=$3 ga gb srv cli ops
 	pair_topo "$mtu"
 	[ "$(active_mtu)" = "$pmtu" ] || fail "active_mtu $(active_mtu) on a $mtu-byte link, expected $pmtu"
-	PAIR_SERVER_ADDR=$RDMA_IP1
+	if [ "$fam" = 4 ]; then
+		ga=$RDMA_GID1 gb=$RDMA_GID2 srv=$RDMA_IP1 cli=$RDMA_IP2
+	else
+		ga=$RDMA_GID6_1 gb=$RDMA_GID6_2 srv=$RDMA_IP6_1 cli=$RDMA_IP6_2
+	fi
+	PAIR_SERVER_ADDR=$srv
 	capture_start
 	pair_sync capturing
-	pingpong rc_v4 "$RDMA_GID1" "$RDMA_GID2" ibv_rc_pingpong -m "$pmtu" -s 16384
-	pingpong rc_v6 "$RDMA_GID6_1" "$RDMA_GID6_2" ibv_rc_pingpong -m "$pmtu" -s 16383
-	pingpong ud_v4 "$RDMA_GID1" "$RDMA_GID2" ibv_ud_pingpong -s "$pmtu"
-	pingpong ud_v6 "$RDMA_GID6_1" "$RDMA_GID6_2" ibv_ud_pingpong -s "$pmtu"
-	pair_tool ib_write_bw 18515 -x "$RDMA_GID1" "$RDMA_GID2" ib_write_bw -F -n 100 -s 65536 -m "$pmtu"
-	pair_tool ib_read_bw 18515 -x "$RDMA_GID6_1" "$RDMA_GID6_2" ib_read_bw -F -n 100 -s 65536 -m "$pmtu"
-	pair_cm rping_v4 7174 rping -s -a "$RDMA_IP1" -v -C 100 -- rping -c -a "$RDMA_IP1" -v -V -C 100
-	grep -q 'ping data: rdma-ping-99:' "$PAIR_LOG" || fail "rping_v4: ping 99 missing"
-	pair_cm rping_v6 7174 rping -s -a "$RDMA_IP6_1" -v -C 100 -- rping -c -a "$RDMA_IP6_1" -v -V -C 100
-	grep -q 'ping data: rdma-ping-99:' "$PAIR_LOG" || fail "rping_v6: ping 99 missing"
-	pair_cm ucmatose 7471 ucmatose -b "$RDMA_IP1" -C 10 -- ucmatose -s "$RDMA_IP1" -b "$RDMA_IP2" -C 10
+	pingpong rc "$ga" "$gb" ibv_rc_pingpong -m "$pmtu" -s 16383
+	pingpong ud "$ga" "$gb" ibv_ud_pingpong -s "$pmtu"
+	pair_tool ib_write_bw 18515 -x "$ga" "$gb" ib_write_bw -F -n 100 -s 65536 -m "$pmtu"
+	pair_tool ib_read_bw 18515 -x "$ga" "$gb" ib_read_bw -F -n 100 -s 65536 -m "$pmtu"
+	pair_cm rping 7174 rping -s -a "$srv" -v -C 100 -- rping -c -a "$srv" -v -V -C 100
+	grep -q 'ping data: rdma-ping-99:' "$PAIR_LOG" || fail "rping: ping 99 missing"
+	pair_cm ucmatose 7471 ucmatose -b "$srv" -C 10 -- ucmatose -s "$srv" -b "$cli" -C 10
 	grep -q '^test complete' "$PAIR_LOG" || fail "ucmatose did not complete"
-	pair_cm udaddy 7174 udaddy -b "$RDMA_IP1" -C 10 -- udaddy -s "$RDMA_IP1" -b "$RDMA_IP2" -C 10
+	pair_cm udaddy 7174 udaddy -b "$srv" -C 10 -- udaddy -s "$srv" -b "$cli" -C 10
 	grep -q '^test complete' "$PAIR_LOG" || fail "udaddy did not complete"
 	pair_sync traffic_done
-	# RC SEND First/Middle/Last, WRITE First/Middle/Last, READ Response
-	# First/Middle/Last, ACK; UD SEND Only.
+	# RC SEND First/Middle/Last, WRITE First/Middle/Last, READ Request and
+	# Response First/Middle/Last, ACK; UD SEND Only.
 	ops=0x00,0x01,0x02,0x06,0x07,0x08,0x0c,0x0d,0x0e,0x0f,0x11,0x64
 	capture_check "$pmtu" "$ops"
 }
 
-test_mtu9000_pmtu4096() { across 9000 4096; }
-test_mtu1500_pmtu1024() { across 1500 1024; }
+test_mtu9000_pmtu4096_ipv4() { across 9000 4096 4; }
+test_mtu9000_pmtu4096_ipv6() { across 9000 4096 6; }
+test_mtu1500_pmtu1024_ipv4() { across 1500 1024 4; }
+test_mtu1500_pmtu1024_ipv6() { across 1500 1024 6; }
 
 t_main
