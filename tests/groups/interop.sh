@@ -256,17 +256,35 @@ audit_traffic() {
 # UC SEND First/Middle/Last; UD SEND Only.
 AUDIT_OPS=0x00,0x01,0x02,0x04,0x06,0x07,0x08,0x0a,0x0c,0x0d,0x0e,0x0f,0x10,0x11,0x12,0x13,0x14,0x20,0x21,0x22,0x64
 
-# Flip one bit in the last byte before the first packet's ICRC (a copy).
+# Flip one bit in the last byte before the ICRC of the first RoCEv2 packet
+# (UDP to 4791 over IPv4 or IPv6, untagged Ethernet) of a copy of the
+# capture; print that packet's number.
 CORRUPT_PCAP='
 import struct, sys
 d = bytearray(open(sys.argv[1], "rb").read())
-incl = struct.unpack("<I", d[24 + 8:24 + 12])[0]
-d[24 + 16 + incl - 5] ^= 0x10
-open(sys.argv[2], "wb").write(d)
+off, n = 24, 0
+while off + 16 <= len(d):
+    incl = struct.unpack("<I", d[off + 8:off + 12])[0]
+    pkt, n = off + 16, n + 1
+    et = d[pkt + 12:pkt + 14]
+    l3 = pkt + 14
+    if et == b"\x08\x00" and d[l3 + 9] == 17:
+        udp = l3 + (d[l3] & 15) * 4
+    elif et == b"\x86\xdd" and d[l3 + 6] == 17:
+        udp = l3 + 40
+    else:
+        udp = None
+    if udp and struct.unpack(">H", d[udp + 2:udp + 4])[0] == 4791:
+        d[pkt + incl - 5] ^= 0x10
+        open(sys.argv[2], "wb").write(d)
+        print(n)
+        sys.exit(0)
+    off = pkt + incl
+sys.exit("no RoCEv2 packet")
 '
 
 test_wire_audit() {
-	local chk=$SROCE_ROOT/tests/wire/roce_check.py
+	local chk=$SROCE_ROOT/tests/wire/roce_check.py n
 	run /usr/bin/python3 "$chk" --selftest
 	rdma_topo interop_sroce_server
 	capture_start "$INTEROP_NS" st-i1
@@ -277,17 +295,17 @@ test_wire_audit() {
 	capture_stop
 
 	# roce_check.py and, through it (--tshark), tshark's dissector.
+	cp "$WIRE_CAP" "$SROCE_RESULTS/interop-wire-audit.pcap"
 	run /usr/bin/python3 "$chk" --tshark --src 10.7.0.2 --src fd00:7::2 --pmtu 1024 \
 		--require "$AUDIT_OPS" "$WIRE_CAP"
-	cp "$WIRE_CAP" "$SROCE_RESULTS/interop-wire-audit.pcap"
 
 	# The checker must notice one flipped bit.
-	/usr/bin/python3 -c "$CORRUPT_PCAP" "$WIRE_CAP" /tmp/corrupt.pcap
+	n=$(/usr/bin/python3 -c "$CORRUPT_PCAP" "$WIRE_CAP" /tmp/corrupt.pcap)
 	if /usr/bin/python3 "$chk" /tmp/corrupt.pcap >/tmp/corrupt.out; then
 		cat /tmp/corrupt.out
-		fail "roce_check.py did not notice a flipped bit"
+		fail "roce_check.py did not notice a flipped bit in packet $n"
 	fi
-	has 'BAD: packet 1: .*ICRC' </tmp/corrupt.out || fail "roce_check.py: $(head -n 1 /tmp/corrupt.out)"
+	has "BAD: packet $n: .*ICRC" </tmp/corrupt.out || fail "roce_check.py: $(head -n 1 /tmp/corrupt.out)"
 }
 
 t_main
