@@ -50,8 +50,12 @@ s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])')
 
 share="-fsdev local,id=pair,path=$xfer/sync,security_model=none -device virtio-9p-pci,fsdev=pair,mount_tag=pair"
+# One emulated CPU on a loaded host can fail the kernel's early check of
+# the timer interrupt ("IO-APIC + timer doesn't work!", a panic at boot):
+# the check proves nothing here, skip it.
+kargs=no_timer_check
 # The guests share the host's two cores: one CPU each.
-"$here/run-guest.sh" -x "$xfer/a" -t "$timeout_s" -c 1 -q \
+"$here/run-guest.sh" -x "$xfer/a" -t "$timeout_s" -c 1 -a "$kargs" -q \
 	"-netdev socket,id=wire,listen=127.0.0.1:$port -device virtio-net-pci,netdev=wire,mac=52:54:00:5e:00:0a $share" \
 	>"$xfer/a/run-guest.log" 2>&1 &
 pa=$!
@@ -61,7 +65,7 @@ for _ in $(seq 300); do
 	kill -0 "$pa" 2>/dev/null || break
 	sleep 0.1
 done
-"$here/run-guest.sh" -x "$xfer/b" -t "$timeout_s" -c 1 -q \
+"$here/run-guest.sh" -x "$xfer/b" -t "$timeout_s" -c 1 -a "$kargs" -q \
 	"-netdev socket,id=wire,connect=127.0.0.1:$port -device virtio-net-pci,netdev=wire,mac=52:54:00:5e:00:0b $share" \
 	>"$xfer/b/run-guest.log" 2>&1 &
 pb=$!
