@@ -10,6 +10,8 @@
 #   make                 build the module, the provider and the test programs
 #   make check-style     sparse (C=2), W=1, checkpatch --strict, kernel-doc,
 #                        provider warnings; part of "make check"
+#   make check-pair      the two-guest groups (twohost), not yet part of
+#                        "make check"
 #   make install         install the module (extra/), depmod, the provider
 #   make deps            install build and test dependencies (apt-get)
 #   make clean
@@ -42,6 +44,10 @@ check: deps
 	$(MAKE) all
 	scripts/run-tests.sh $(T)
 
+check-pair: deps
+	$(MAKE) all
+	SROCE_PAIR_GROUPS=1 scripts/run-tests.sh $(or $(T),twohost)
+
 check-style: deps
 	$(MAKE) all
 	scripts/run-tests.sh style
@@ -62,4 +68,4 @@ clean:
 	$(MAKE) -C tests/progs clean
 	rm -rf build
 
-.PHONY: all module provider progs deps check check-style run install clean
+.PHONY: all module provider progs deps check check-pair check-style run install clean

@@ -12,12 +12,15 @@
 #                                      namespace, loopback only: rxe on 6.1
 #                                      works only in the initial namespace
 #
-# rdma_loopback [MTU] and rdma_two_hosts [MTU] build a topology and describe
-# its two ends ("1" serves, "2" connects) in:
+# rdma_loopback [MTU] and rdma_two_hosts [MTU] build a topology, and
+# rdma_interop rxe|sroce [MTU] pairs rxe0 with sroce0 across a veth (the
+# named one serves; with the default kind, sroce, only); each describes its
+# two ends ("1" serves, "2" connects) in:
 #
 #   RDMA_DEV1 RDMA_DEV2   device names
 #   RDMA_GID1 RDMA_GID2   GID index of each device's IPv4 address
-#   RDMA_IP1 RDMA_IP2     the IPv4 addresses
+#   RDMA_IP1 RDMA_IP2     the IPv4 addresses (rdma_interop: also
+#                         RDMA_IP6_1 RDMA_IP6_2, the IPv6 ones)
 #   RDMA_NS1 RDMA_NS2     command prefixes (arrays) that run a command where
 #                         the end lives: empty, or (ip netns exec NS)
 #
@@ -64,13 +67,16 @@ rdma_cleanup() {
 		wait "$_rdma_pid" 2>/dev/null
 	done
 	RDMA_BG_PIDS=()
-	[ "$RDMA_KIND" = rxe ] && rxe_remove
+	if [ "$RDMA_KIND" = rxe ] || [ -n "${RDMA_RXE_USED:-}" ]; then
+		rxe_remove
+	fi
 	return 0
 }
 
 rxe_remove() {
 	rdma link delete rxe0 2>/dev/null || true
 	ip link del st-d0 2>/dev/null || true
+	ip link del st-i0 2>/dev/null || true
 	for _rdma_i in $(seq 50); do
 		[ -d /sys/module/rdma_rxe ] || return 0
 		rmmod rdma_rxe 2>/dev/null && return 0
@@ -127,11 +133,65 @@ rdma_two_hosts() {
 	echo "two hosts: sroce1 GID $RDMA_GID1 ($RDMA_IP1) in $H1, sroce2 GID $RDMA_GID2 ($RDMA_IP2) in $H2"
 }
 
-# rdma_topo loopback|two_hosts [MTU]
+# rdma_interop SERVER [MTU]: rdma_rxe against sroce across a veth pair;
+# SERVER (rxe or sroce) is end 1, the other device end 2.  rxe stays in the
+# initial namespace (on 6.1 it works nowhere else) and binds UDP 4791
+# there; sroce lives in its own namespace, where it opens its own 4791
+# sockets when its device is added.
+#
+#   initial namespace                    namespace sroce-peer
+#   [ rxe0 ]                             [ sroce0 ]
+#       |                                    |
+#   [ st-i0 ] 10.7.0.1 ========= 10.7.0.2 [ st-i1 ]
+#             fd00:7::1          fd00:7::2
+#
+INTEROP_NS=sroce-peer
+rdma_interop() {
+	local srv=$1 mtu=${2:-1500} gr gs
+	case $srv in rxe|sroce) ;; *) fail "rdma_interop: server must be rxe or sroce, not '$srv'" ;; esac
+	[ "$RDMA_KIND" = sroce ] || skip "the interop topology pairs rxe with sroce by itself"
+	! sroce_loaded || fail "sroce is loaded: rdma_rxe must bind UDP 4791 in the initial namespace first"
+	trap rdma_cleanup EXIT
+	RDMA_RXE_USED=1
+	rxe_remove
+	run modprobe rdma_rxe
+	run ip netns add "$INTEROP_NS"
+	run ip link add st-i0 mtu "$mtu" type veth peer name st-i1 mtu "$mtu" netns "$INTEROP_NS"
+	run ip addr add 10.7.0.1/24 dev st-i0
+	run ip addr add fd00:7::1/64 dev st-i0 nodad
+	run ip link set st-i0 up
+	run ip -n "$INTEROP_NS" addr add 10.7.0.2/24 dev st-i1
+	run ip -n "$INTEROP_NS" addr add fd00:7::2/64 dev st-i1 nodad
+	run ip -n "$INTEROP_NS" link set lo up
+	run ip -n "$INTEROP_NS" link set st-i1 up
+	run rdma link add rxe0 type rxe netdev st-i0
+	sroce_load
+	run ip netns exec "$INTEROP_NS" rdma link add sroce0 type sroce netdev st-i1
+	wait_for 10 gid_present rxe0 ::ffff:10.7.0.1
+	wait_for 10 gid_present sroce0 ::ffff:10.7.0.2
+	gr=$(gid_index rxe0 10.7.0.1) || fail "rxe0 has no RoCE v2 GID for 10.7.0.1"
+	gs=$(gid_index sroce0 10.7.0.2) || fail "sroce0 has no RoCE v2 GID for 10.7.0.2"
+	if [ "$srv" = rxe ]; then
+		RDMA_DEV1=rxe0 RDMA_DEV2=sroce0 RDMA_GID1=$gr RDMA_GID2=$gs
+		RDMA_IP1=10.7.0.1 RDMA_IP2=10.7.0.2
+		RDMA_IP6_1=fd00:7::1 RDMA_IP6_2=fd00:7::2
+		RDMA_NS1=() RDMA_NS2=(ip netns exec "$INTEROP_NS")
+	else
+		RDMA_DEV1=sroce0 RDMA_DEV2=rxe0 RDMA_GID1=$gs RDMA_GID2=$gr
+		RDMA_IP1=10.7.0.2 RDMA_IP2=10.7.0.1
+		RDMA_IP6_1=fd00:7::2 RDMA_IP6_2=fd00:7::1
+		RDMA_NS1=(ip netns exec "$INTEROP_NS") RDMA_NS2=()
+	fi
+	echo "interop: server $RDMA_DEV1 GID $RDMA_GID1 ($RDMA_IP1), client $RDMA_DEV2 GID $RDMA_GID2 ($RDMA_IP2)"
+}
+
+# rdma_topo loopback|two_hosts|interop_rxe_server|interop_sroce_server [MTU]
 rdma_topo() {
 	case $1 in
 	loopback) shift; rdma_loopback "$@" ;;
 	two_hosts) shift; rdma_two_hosts "$@" ;;
+	interop_rxe_server) shift; rdma_interop rxe "$@" ;;
+	interop_sroce_server) shift; rdma_interop sroce "$@" ;;
 	*) fail "no topology '$1'" ;;
 	esac
 }
