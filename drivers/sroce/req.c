@@ -432,8 +432,15 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 	if (qp->req.idx == qp->sq.prod)
 		return SROCE_REQ_IDLE;
 	w = sroce_req_wqe(qp, qp->req.idx);
-	if (w->state == SROCE_WQE_DONE)	/* refused when fetched */
-		return SROCE_REQ_FAILED;
+	if (w->state == SROCE_WQE_DONE) {
+		/* Refused when fetched, or a local operation already done
+		 * that a go-back resend reaches again (it sends nothing).
+		 */
+		if (w->status != IB_WC_SUCCESS)
+			return SROCE_REQ_FAILED;
+		qp->req.idx++;
+		return SROCE_REQ_PACKET;
+	}
 	if (!sroce_req_may_send(qp, w))
 		return SROCE_REQ_STALLED;
 	switch (w->opcode) {
