@@ -547,10 +547,23 @@ static int sroce_net_deliver_local(struct net *net, const struct sroce_av *av,
 	return 0;
 }
 
+/*
+ * The route cache of a connected QP, whose packets all go to one peer; a
+ * UD QP sends each work request somewhere else and looks every route up.
+ */
+static struct dst_cache *sroce_xmit_cache(struct sroce_qp *qp)
+{
+	if (qp && (qp->ibqp.qp_type == IB_QPT_RC ||
+		   qp->ibqp.qp_type == IB_QPT_UC))
+		return &qp->dst_cache;
+	return NULL;
+}
+
 static int sroce_xmit4(struct net *net, struct net_device *ndev,
 		       struct sroce_qp *qp, const struct sroce_av *av,
 		       struct sk_buff *skb, u16 sport)
 {
+	struct dst_cache *cache = sroce_xmit_cache(qp);
 	__be32 saddr = av->saddr.s6_addr32[3];
 	__be32 daddr = av->daddr.s6_addr32[3];
 	struct rtable *rt = NULL;
@@ -563,16 +576,16 @@ static int sroce_xmit4(struct net *net, struct net_device *ndev,
 		.daddr = daddr,
 	};
 
-	if (qp)
-		rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+	if (cache)
+		rt = dst_cache_get_ip4(cache, &saddr);
 	if (!rt) {
 		rt = ip_route_output_key(net, &fl4);
 		if (IS_ERR(rt)) {
 			kfree_skb(skb);
 			return PTR_ERR(rt);
 		}
-		if (qp && rt->rt_type != RTN_LOCAL)
-			dst_cache_set_ip4(&qp->dst_cache, &rt->dst, saddr);
+		if (cache && rt->rt_type != RTN_LOCAL)
+			dst_cache_set_ip4(cache, &rt->dst, saddr);
 	}
 	sroce_push_udp(skb, sport);
 	sroce_push_ip4(net, skb, av, saddr, daddr);
@@ -591,6 +604,7 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
 		       struct sroce_qp *qp, const struct sroce_av *av,
 		       struct sk_buff *skb, u16 sport)
 {
+	struct dst_cache *cache = sroce_xmit_cache(qp);
 	struct dst_entry *dst = NULL;
 	int err;
 	struct flowi6 fl6 = {
@@ -601,16 +615,16 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
 	};
 	bool local;
 
-	if (qp)
-		dst = dst_cache_get(&qp->dst_cache);
+	if (cache)
+		dst = dst_cache_get(cache);
 	if (!dst) {
 		dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
 		if (IS_ERR(dst)) {
 			kfree_skb(skb);
 			return PTR_ERR(dst);
 		}
-		if (qp && !(dst->dev->flags & IFF_LOOPBACK))
-			dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
+		if (cache && !(dst->dev->flags & IFF_LOOPBACK))
+			dst_cache_set_ip6(cache, dst, &fl6.saddr);
 	}
 	local = dst->dev->flags & IFF_LOOPBACK;
 	sroce_push_udp(skb, sport);
@@ -629,8 +643,8 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
 /**
  * sroce_net_xmit() - send a RoCEv2 packet
  * @sdev: the device sending
- * @qp: the QP sending, whose route cache and UDP source port are used; NULL
- *	for packets without a QP's route (UD destinations)
+ * @qp: the QP sending, whose UDP source port is used, and for RC and UC
+ *	its route cache; NULL for packets that belong to no QP
  * @av: the destination
  * @skb: the packet from the BTH to the ICRC field, from
  *	sroce_net_alloc_skb(); consumed
