@@ -189,6 +189,8 @@ struct sroce_pd {
  * @daddr: destination address, likewise
  * @dmac: the destination MAC the core resolved, for queries (sroce itself
  *	routes through the IP stack)
+ * @ifindex: the netdev of the source GID, which packets leave through: the
+ *	device's own, or one of its VLANs (0 if unknown: the device's own)
  */
 struct sroce_av {
 	u8 network_type;
@@ -196,6 +198,7 @@ struct sroce_av {
 	u8 ttl;
 	u8 sgid_index;
 	u32 flow_label;
+	int ifindex;
 	struct in6_addr saddr;
 	struct in6_addr daddr;
 	u8 dmac[ETH_ALEN];
