@@ -30,6 +30,7 @@
 #include <linux/slab.h>
 #include <net/addrconf.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
 
 #include "sroce.h"
 
@@ -66,7 +67,7 @@ struct sroce_mcast_member {
 
 static u32 sroce_mcast_hash(const struct in6_addr *mgid)
 {
-	return jhash2(mgid->s6_addr32, 4, 0);
+	return jhash(mgid->s6_addr, sizeof(mgid->s6_addr), 0);
 }
 
 /**
@@ -266,8 +267,8 @@ static void sroce_mcast_unlock(struct sroce_dev *sdev)
 
 /**
  * sroce_attach_mcast() - ib_device_ops.attach_mcast
- * @ibqp: a UD QP (the core checks the type)
- * @gid: the multicast GID (the core checks it is one)
+ * @ibqp: a UD QP
+ * @gid: the multicast GID
  * @lid: unused on RoCE
  *
  * The QP receives the group's datagrams from now on.  The first QP of a
@@ -276,7 +277,8 @@ static void sroce_mcast_unlock(struct sroce_dev *sdev)
  *
  * Context: Process context. May sleep. Takes rtnl_lock, sroce_bind_lock
  * and sdev->mcast.lock.
- * Return: 0; -ENOMEM past SROCE_MAX_MCAST_GRP groups, past
+ * Return: 0; -EINVAL for a QP that is not UD or a GID that is not a
+ * multicast address; -ENOMEM past SROCE_MAX_MCAST_GRP groups, past
  * SROCE_MAX_MCAST_QP_ATTACH QPs in the group or past
  * SROCE_MAX_TOTAL_MCAST_QP_ATTACH attachments, or without memory; -ENODEV
  * if the netdev (or its IPv4 configuration) is gone; or the error from
@@ -289,6 +291,10 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	int err;
 
 	might_sleep();
+	/* ib_attach_mcast() checks both; a check is cheap where QPs join. */
+	if (ibqp->qp_type != IB_QPT_UD ||
+	    !rdma_is_multicast_addr((struct in6_addr *)gid->raw))
+		return -EINVAL;
 	sroce_mcast_lock(sdev);
 	err = sroce_mcast_attach_locked(sdev, qp, (struct in6_addr *)gid->raw);
 	sroce_mcast_unlock(sdev);
