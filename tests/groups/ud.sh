@@ -23,7 +23,16 @@
 #                    is; a Q_Key with the high bit set must be replaced by
 #                    the QP's own (the IBTA's controlled Q_Keys); see
 #                    init_req_packet() in rxe_req.c
-RXE_UD_TEST_DEVIATIONS=privileged_qkey
+#   too_big          rxe completes a UD send larger than the MTU with
+#                    success and sends nothing, citing IBTA C10-93.1.1
+#                    (init_req_packet(), "fake a successful UD send");
+#                    issue 4 asks sroce for an error completion
+#                    (IBV_WC_LOC_LEN_ERR), which is what the case checks.
+#                    Which of the two sroce should do is an open question.
+#   mcast            rxe delivers nothing to a multicast group's QPs on the
+#                    sending device itself (loopback on a dummy netdev;
+#                    observed: "200-byte datagram not received")
+RXE_UD_TEST_DEVIATIONS=privileged_qkey,too_big,mcast
 
 # --- the libibverbs pingpongs -------------------------------------------------
 
