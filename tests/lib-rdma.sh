@@ -20,7 +20,8 @@
 #   RDMA_DEV1 RDMA_DEV2   device names
 #   RDMA_GID1 RDMA_GID2   GID index of each device's IPv4 address
 #   RDMA_IP1 RDMA_IP2     the IPv4 addresses (rdma_interop: also
-#                         RDMA_IP6_1 RDMA_IP6_2, the IPv6 ones)
+#                         RDMA_IP6_1 RDMA_IP6_2, the IPv6 ones; rdma_ipv6
+#                         switches the GIDs and these to IPv6)
 #   RDMA_NS1 RDMA_NS2     command prefixes (arrays) that run a command where
 #                         the end lives: empty, or (ip netns exec NS)
 #
@@ -36,11 +37,15 @@ sroce|rxe) ;;
 *) echo "SROCE_RC_DEV_KIND must be sroce or rxe, not '$RDMA_KIND'" >&2; exit 2 ;;
 esac
 
-# gid_index DEV IPV4: the lowest index of DEV's RoCE v2 GIDs holding IPV4.
-# (Shell builtins only: every process costs dearly under emulation.)
+# gid_index DEV ADDR: the lowest index of DEV's RoCE v2 GIDs holding ADDR
+# (IPv4, or IPv6 when it has a colon).
+# (Shell builtins but one: every process costs dearly under emulation.)
 gid_index() {
 	local dir=/sys/class/infiniband/$1/ports/1 want i n=-1 v t
-	want=$(gid_sysfs "::ffff:$2")
+	case $2 in
+	*:*) want=$(gid_sysfs "$2") ;;
+	*) want=$(gid_sysfs "::ffff:$2") ;;
+	esac
 	for i in "$dir"/gids/*; do
 		i=${i##*/}
 		read -r v <"$dir/gids/$i" 2>/dev/null || continue
@@ -118,6 +123,7 @@ rdma_loopback() {
 	RDMA_NS1=() RDMA_NS2=()
 	RDMA_GID1=$(gid_index "$RDMA_DEV1" "$RDMA_IP1") || fail "$RDMA_DEV1 has no RoCE v2 GID for $RDMA_IP1"
 	RDMA_GID2=$RDMA_GID1
+	RDMA_IP6_1=fd00:5::1 RDMA_IP6_2=fd00:5::1
 	echo "loopback: $RDMA_DEV1, GID index $RDMA_GID1 ($RDMA_IP1)"
 }
 
@@ -130,6 +136,7 @@ rdma_two_hosts() {
 	RDMA_NS1=(ip netns exec "$H1") RDMA_NS2=(ip netns exec "$H2")
 	RDMA_GID1=$(gid_index sroce1 10.6.0.1) || fail "sroce1 has no RoCE v2 GID for 10.6.0.1"
 	RDMA_GID2=$(gid_index sroce2 10.6.0.2) || fail "sroce2 has no RoCE v2 GID for 10.6.0.2"
+	RDMA_IP6_1=fd00:6::1 RDMA_IP6_2=fd00:6::2
 	echo "two hosts: sroce1 GID $RDMA_GID1 ($RDMA_IP1) in $H1, sroce2 GID $RDMA_GID2 ($RDMA_IP2) in $H2"
 }
 
@@ -185,13 +192,43 @@ rdma_interop() {
 	echo "interop: server $RDMA_DEV1 GID $RDMA_GID1 ($RDMA_IP1), client $RDMA_DEV2 GID $RDMA_GID2 ($RDMA_IP2)"
 }
 
-# rdma_topo loopback|two_hosts|interop_rxe_server|interop_sroce_server [MTU]
+# rdma_ipv6 [addrs]: from now on the two ends use their IPv6 GIDs; with
+# "addrs" RDMA_IP1/RDMA_IP2 become the IPv6 addresses too, for tools that
+# pick the GID from the address (rdma_cm).  The pingpongs and perftest keep
+# their TCP exchange on IPv4: their servers listen on IPv4 only.
+rdma_ipv6() {
+	wait_for 10 gid_present "$RDMA_DEV1" "$RDMA_IP6_1"
+	wait_for 10 gid_present "$RDMA_DEV2" "$RDMA_IP6_2"
+	RDMA_GID1=$(gid_index "$RDMA_DEV1" "$RDMA_IP6_1") || fail "$RDMA_DEV1 has no RoCE v2 GID for $RDMA_IP6_1"
+	RDMA_GID2=$(gid_index "$RDMA_DEV2" "$RDMA_IP6_2") || fail "$RDMA_DEV2 has no RoCE v2 GID for $RDMA_IP6_2"
+	[ "${1:-}" = addrs ] && RDMA_IP1=$RDMA_IP6_1 RDMA_IP2=$RDMA_IP6_2
+	echo "IPv6: $RDMA_DEV1 GID $RDMA_GID1 ($RDMA_IP6_1), $RDMA_DEV2 GID $RDMA_GID2 ($RDMA_IP6_2); tools connect to $RDMA_IP1"
+}
+
+# The two hosts of rdma_two_hosts talking over VLAN 100 of their veth pair:
+# the VLAN netdevs are sroce's lower devices (topo_two_hosts_vlan).
+rdma_two_hosts_vlan() {
+	[ "$RDMA_KIND" = sroce ] || skip "rxe on Linux 6.1 works only in the initial namespace"
+	trap rdma_cleanup EXIT
+	topo_two_hosts_vlan "$@"
+	RDMA_DEV1=sroce1 RDMA_DEV2=sroce2
+	RDMA_IP1=10.7.0.1 RDMA_IP2=10.7.0.2
+	RDMA_IP6_1=fd00:7::1 RDMA_IP6_2=fd00:7::2
+	RDMA_NS1=(ip netns exec "$H1") RDMA_NS2=(ip netns exec "$H2")
+	RDMA_GID1=$(gid_index sroce1 10.7.0.1) || fail "sroce1 has no RoCE v2 GID for 10.7.0.1"
+	RDMA_GID2=$(gid_index sroce2 10.7.0.2) || fail "sroce2 has no RoCE v2 GID for 10.7.0.2"
+	echo "two hosts over VLAN 100: sroce1 GID $RDMA_GID1 ($RDMA_IP1), sroce2 GID $RDMA_GID2 ($RDMA_IP2)"
+}
+
+# rdma_topo loopback|two_hosts|two_hosts_vlan|interop_rxe_server|
+#           interop_sroce_server [MTU]
 rdma_topo() {
 	case $1 in
 	loopback) shift; rdma_loopback "$@" ;;
 	two_hosts) shift; rdma_two_hosts "$@" ;;
 	interop_rxe_server) shift; rdma_interop rxe "$@" ;;
 	interop_sroce_server) shift; rdma_interop sroce "$@" ;;
+	two_hosts_vlan) shift; rdma_two_hosts_vlan "$@" ;;
 	*) fail "no topology '$1'" ;;
 	esac
 }
@@ -237,9 +274,11 @@ srv_start() {
 
 srv_stop() { kill "$SRV_PID" 2>/dev/null || true; wait "$SRV_PID" 2>/dev/null || true; }
 
-# _srv_wait DESC CMD...: poll CMD while the server lives, for 30 s.
+# _srv_wait DESC CMD...: poll CMD while the server lives, for
+# $RDMA_SRV_WAIT seconds (default 30).
+: "${RDMA_SRV_WAIT:=30}"
 _srv_wait() {
-	local desc=$1 deadline=$((SECONDS + 30)) st=0
+	local desc=$1 deadline=$((SECONDS + RDMA_SRV_WAIT)) st=0
 	shift
 	until "$@" >/dev/null 2>&1; do
 		if ! kill -0 "$SRV_PID" 2>/dev/null; then
@@ -250,7 +289,7 @@ _srv_wait() {
 		if [ $SECONDS -ge $deadline ]; then
 			srv_stop
 			srv_show
-			fail "$SRV_NAME: server not $desc after 30 s"
+			fail "$SRV_NAME: server not $desc after $RDMA_SRV_WAIT s"
 		fi
 		sleep 0.2
 	done

@@ -202,6 +202,39 @@ topo_wire() {
 	wait_for 10 gid_present sroce2 ::ffff:10.7.0.2
 }
 
+# topo_two_hosts_vlan: topo_two_hosts' namespaces and veth pair, with the
+# addresses on VLAN 100 of each veth end.  The sroce devices sit on the veth
+# ends; ib_core makes the VLAN netdevs' addresses their GIDs, and traffic
+# from those GIDs leaves tagged through the VLAN netdev.
+#
+#   namespace sroce-h1                       namespace sroce-h2
+#                 10.7.0.1       10.7.0.2
+#   [ st-v1.100 ] fd00:7::1     fd00:7::2 [ st-v2.100 ]
+#       |                                        |
+#   [ st-v1 ] ============================== [ st-v2 ]
+#       |                                        |
+#   [ sroce1 ]                               [ sroce2 ]
+#
+topo_two_hosts_vlan() {
+	local mtu=${1:-1500} i
+	run ip netns add "$H1"
+	run ip netns add "$H2"
+	run ip link add st-v1 mtu "$mtu" netns "$H1" type veth peer name st-v2 mtu "$mtu" netns "$H2"
+	for i in 1 2; do
+		run ip -n "sroce-h$i" link set lo up
+		run ip -n "sroce-h$i" link set "st-v$i" up
+		run ip -n "sroce-h$i" link add link "st-v$i" name "st-v$i.100" type vlan id 100
+		run ip -n "sroce-h$i" addr add "10.7.0.$i/24" dev "st-v$i.100"
+		run ip -n "sroce-h$i" addr add "fd00:7::$i/64" dev "st-v$i.100" nodad
+		run ip -n "sroce-h$i" link set "st-v$i.100" up
+	done
+	sroce_load
+	run n1 rdma link add sroce1 type sroce netdev st-v1
+	run n2 rdma link add sroce2 type sroce netdev st-v2
+	wait_for 10 gid_present sroce1 ::ffff:10.7.0.1
+	wait_for 10 gid_present sroce2 ::ffff:10.7.0.2
+}
+
 # Undo topo_wire's routing (the links go with t_reset).
 topo_wire_reset() {
 	local p

@@ -341,6 +341,7 @@ static void sroce_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = sroce_sq_bind_mw,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_cq_create,
@@ -355,6 +356,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_cq = sroce_cq_destroy,
 	.destroy_qp = sroce_qp_destroy,
 	.destroy_srq = sroce_srq_destroy,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
 	.modify_qp = sroce_qp_modify,
 	.modify_srq = sroce_srq_modify,

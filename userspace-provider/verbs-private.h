@@ -551,6 +551,12 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
+/* Multicast: the generic commands, no driver data; RoCE ignores @lid. */
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+
 /*
  * Fill handle, cqe and context; libibverbs' ibv_create_cq() and
  * ibv_create_cq_ex() run verbs_init_cq() on the result themselves.
@@ -663,6 +669,7 @@ VERBS_OPS_SLOT(query_port, 60);
 VERBS_OPS_SLOT(query_qp_data_in_order, 62);	/* inserted in v36 */
 VERBS_OPS_SLOT(reg_mr, 68);			/* 0x220 */
 VERBS_OPS_SLOT(unimport_pd, 75);		/* 0x258 */
+VERBS_OPS_SLOT(attach_mcast, 9);
 VERBS_OPS_SLOT(create_ah, 13);
 VERBS_OPS_SLOT(create_cq, 15);
 VERBS_OPS_SLOT(create_cq_ex, 16);
@@ -674,6 +681,7 @@ VERBS_OPS_SLOT(destroy_ah, 29);
 VERBS_OPS_SLOT(destroy_cq, 31);
 VERBS_OPS_SLOT(destroy_qp, 34);
 VERBS_OPS_SLOT(destroy_srq, 36);
+VERBS_OPS_SLOT(detach_mcast, 38);
 VERBS_OPS_SLOT(modify_qp, 47);
 VERBS_OPS_SLOT(modify_srq, 49);
 VERBS_OPS_SLOT(poll_cq, 53);

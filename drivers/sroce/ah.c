@@ -26,6 +26,7 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 	const struct ib_gid_attr *sgid = grh->sgid_attr;
+	struct net_device *ndev;
 	bool v4;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !sgid ||
@@ -45,6 +46,11 @@ int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
 	memcpy(&av->daddr, grh->dgid.raw, sizeof(av->daddr));
 	if (attr->type == RDMA_AH_ATTR_TYPE_ROCE)
 		memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid);
+	if (!IS_ERR(ndev))
+		av->ifindex = ndev->ifindex;
+	rcu_read_unlock();
 	return 0;
 }
 

@@ -25,6 +25,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_UC] = { .name = "rx_drop_uc" },
 	[SROCE_CNT_RX_DROP_RESP] = { .name = "rx_drop_resp" },
 	[SROCE_CNT_RX_DROP_DUP] = { .name = "rx_drop_dup" },
+	[SROCE_CNT_RX_DROP_MCAST] = { .name = "rx_drop_mcast" },
 	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
 	[SROCE_CNT_TX_ERRORS] = { .name = "tx_errors" },
 	[SROCE_CNT_RETRANSMITS] = { .name = "retransmits" },
@@ -51,6 +52,7 @@ static const char * const sroce_obj_names[] = {
 	[SROCE_OBJ_MR] = "mr",
 	[SROCE_OBJ_AH] = "ah",
 	[SROCE_OBJ_MW] = "mw",
+	[SROCE_OBJ_MCAST] = "mcast",
 };
 
 static_assert(ARRAY_SIZE(sroce_obj_names) == SROCE_OBJ_MAX);

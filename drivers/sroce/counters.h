@@ -35,6 +35,8 @@ struct sroce_dev;
  * @SROCE_CNT_RX_DROP_RESP: dropped, response or ACK the requester did not
  *	expect
  * @SROCE_CNT_RX_DROP_DUP: duplicate request dropped (after re-ACKing)
+ * @SROCE_CNT_RX_DROP_MCAST: dropped, multicast datagram for a group no QP
+ *	of this device is attached to
  * @SROCE_CNT_TX_PACKETS: packets sent
  * @SROCE_CNT_TX_ERRORS: packets that could not be sent (no route, no memory)
  * @SROCE_CNT_RETRANSMITS: go-back-N retransmissions started
@@ -67,6 +69,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_UC,
 	SROCE_CNT_RX_DROP_RESP,
 	SROCE_CNT_RX_DROP_DUP,
+	SROCE_CNT_RX_DROP_MCAST,
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_ERRORS,
 	SROCE_CNT_RETRANSMITS,
@@ -97,6 +100,7 @@ struct sroce_stats {
  * @SROCE_OBJ_MR: memory regions
  * @SROCE_OBJ_AH: address handles
  * @SROCE_OBJ_MW: memory windows
+ * @SROCE_OBJ_MCAST: multicast groups with QPs attached
  * @SROCE_OBJ_MAX: number of kinds
  *
  * Read through debugfs (sroce/objects); after a test tears everything down
@@ -113,6 +117,7 @@ enum sroce_obj {
 	SROCE_OBJ_MR,
 	SROCE_OBJ_AH,
 	SROCE_OBJ_MW,
+	SROCE_OBJ_MCAST,
 	SROCE_OBJ_MAX
 };
 

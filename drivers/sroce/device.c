@@ -202,6 +202,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	mutex_lock(&sroce_devices_lock);
 	list_del(&sdev->list);
 	mutex_unlock(&sroce_devices_lock);
+	sroce_mcast_uninit(sdev);
 	sroce_pool_uninit(&sdev->ah_pool);
 	sroce_pool_uninit(&sdev->mw_pool);
 	sroce_pool_uninit(&sdev->mr_pool);
@@ -220,6 +221,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
@@ -234,6 +236,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = sroce_detach_mcast,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.get_dev_fw_str = sroce_get_dev_fw_str,
 	.get_dma_mr = sroce_get_dma_mr,
@@ -310,6 +313,9 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->max_srq_wr = SROCE_MAX_QP_WR;
 	attr->max_srq_sge = SROCE_MAX_SGE;
 	attr->max_ah = SROCE_MAX_AH;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 }
@@ -337,6 +343,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	sroce_pool_init(&sdev->mw_pool, SROCE_MW_INDEX_BASE, SROCE_QPN_MAX - 1,
 			SROCE_MAX_MW);
 	sroce_pool_init(&sdev->ah_pool, 1, SROCE_QPN_MAX - 1, SROCE_MAX_AH);
+	sroce_mcast_init(sdev);
 	sdev->stats = sroce_stats_alloc();
 	if (!sdev->stats) {
 		ib_dealloc_device(ibdev);

@@ -11,6 +11,7 @@
  *  - The receive entry point (encap_rcv of the sockets).
  */
 #include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/inetdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/udp.h>
@@ -80,13 +81,35 @@ static struct sroce_dev *sroce_net_lookup_locked(struct net_device *ndev)
 	return NULL;
 }
 
+/*
+ * The device a datagram that arrived on (or is addressed to) @ndev is for:
+ * the one bound to @ndev, or, for a VLAN netdev, the one bound to the
+ * netdev under it in the same namespace.  ib_core gives a RoCE port the
+ * addresses of its netdev's VLANs as GIDs (roce_gid_mgmt.c), so their
+ * traffic is the device's.
+ */
+static struct sroce_dev *sroce_net_lookup_rx_rcu(struct net_device *ndev)
+{
+	struct sroce_dev *sdev = sroce_net_lookup_rcu(ndev);
+	struct net_device *real;
+
+	while (!sdev && is_vlan_dev(ndev)) {
+		real = vlan_dev_real_dev(ndev);
+		if (!net_eq(dev_net(real), dev_net(ndev)))
+			return NULL;
+		ndev = real;
+		sdev = sroce_net_lookup_rcu(ndev);
+	}
+	return sdev;
+}
+
 /* encap_rcv of the UDP 4791 sockets.  Softirq; consumes the skb. */
 static int sroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct sroce_dev *sdev;
 
 	rcu_read_lock();
-	sdev = sroce_net_lookup_rcu(skb->dev);
+	sdev = sroce_net_lookup_rx_rcu(skb->dev);
 	if (sdev && ib_device_try_get(&sdev->ibdev)) {
 		rcu_read_unlock();
 		sroce_rx(sdev, skb);
@@ -188,6 +211,16 @@ static int sroce_net_check_lower(struct net_device *ndev)
 	if (ndev->type != ARPHRD_ETHER) {
 		pr_info_ratelimited("%s: not an Ethernet device\n", ndev->name);
 		return -EPROTONOSUPPORT;
+	}
+	/*
+	 * ib_core would give a port on a VLAN netdev no address GIDs at all
+	 * (roce_gid_mgmt.c only adds those of the port's netdev and of its
+	 * upper devices); on the netdev below, the VLAN's addresses are GIDs.
+	 */
+	if (is_vlan_dev(ndev)) {
+		pr_info_ratelimited("%s: a VLAN device; add the link on %s, its VLANs' addresses become GIDs\n",
+				    ndev->name, vlan_dev_real_dev(ndev)->name);
+		return -EOPNOTSUPP;
 	}
 	other = sroce_net_lookup_locked(ndev);
 	if (other) {
@@ -517,29 +550,22 @@ static void sroce_put_icrc(struct sk_buff *skb)
 static int sroce_net_deliver_local(struct net *net, const struct sroce_av *av,
 				   struct sk_buff *skb)
 {
-	struct sroce_dev *sdev = NULL, *d;
+	struct sroce_dev *sdev;
 	struct net_device *ndev;
-	int bkt;
 
 	rcu_read_lock();
-	if (av->network_type == RDMA_NETWORK_IPV4) {
+	if (av->network_type == RDMA_NETWORK_IPV4)
 		ndev = __ip_dev_find(net, av->daddr.s6_addr32[3], false);
-		sdev = ndev ? sroce_net_lookup_rcu(ndev) : NULL;
-	} else {
-		hash_for_each_rcu(sroce_ndev_table, bkt, d, bind_node) {
-			ndev = rcu_dereference(d->ndev);
-			if (ndev && dev_net(ndev) == net &&
-			    ipv6_chk_addr(net, &av->daddr, ndev, 0)) {
-				sdev = d;
-				break;
-			}
-		}
-	}
+	else
+		ndev = ipv6_dev_find(net, &av->daddr, NULL);
+	sdev = ndev ? sroce_net_lookup_rx_rcu(ndev) : NULL;
 	if (!sdev || !ib_device_try_get(&sdev->ibdev)) {
 		rcu_read_unlock();
 		kfree_skb(skb);
 		return -EHOSTUNREACH;
 	}
+	/* As if it had arrived there: a VLAN's id goes into UD completions. */
+	skb->dev = ndev;
 	rcu_read_unlock();
 	skb_pull(skb, skb_transport_offset(skb));
 	sroce_rx(sdev, skb);
@@ -547,32 +573,45 @@ static int sroce_net_deliver_local(struct net *net, const struct sroce_av *av,
 	return 0;
 }
 
+/*
+ * The route cache of a connected QP, whose packets all go to one peer; a
+ * UD QP sends each work request somewhere else and looks every route up.
+ */
+static struct dst_cache *sroce_xmit_cache(struct sroce_qp *qp)
+{
+	if (qp && (qp->ibqp.qp_type == IB_QPT_RC ||
+		   qp->ibqp.qp_type == IB_QPT_UC))
+		return &qp->dst_cache;
+	return NULL;
+}
+
 static int sroce_xmit4(struct net *net, struct net_device *ndev,
 		       struct sroce_qp *qp, const struct sroce_av *av,
 		       struct sk_buff *skb, u16 sport)
 {
+	struct dst_cache *cache = sroce_xmit_cache(qp);
 	__be32 saddr = av->saddr.s6_addr32[3];
 	__be32 daddr = av->daddr.s6_addr32[3];
 	struct rtable *rt = NULL;
 	int err;
 	struct flowi4 fl4 = {
-		.flowi4_oif = ndev->ifindex,
+		.flowi4_oif = av->ifindex ? av->ifindex : ndev->ifindex,
 		.flowi4_tos = RT_TOS(av->tos),
 		.flowi4_proto = IPPROTO_UDP,
 		.saddr = saddr,
 		.daddr = daddr,
 	};
 
-	if (qp)
-		rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+	if (cache)
+		rt = dst_cache_get_ip4(cache, &saddr);
 	if (!rt) {
 		rt = ip_route_output_key(net, &fl4);
 		if (IS_ERR(rt)) {
 			kfree_skb(skb);
 			return PTR_ERR(rt);
 		}
-		if (qp && rt->rt_type != RTN_LOCAL)
-			dst_cache_set_ip4(&qp->dst_cache, &rt->dst, saddr);
+		if (cache && rt->rt_type != RTN_LOCAL)
+			dst_cache_set_ip4(cache, &rt->dst, saddr);
 	}
 	sroce_push_udp(skb, sport);
 	sroce_push_ip4(net, skb, av, saddr, daddr);
@@ -591,26 +630,27 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
 		       struct sroce_qp *qp, const struct sroce_av *av,
 		       struct sk_buff *skb, u16 sport)
 {
+	struct dst_cache *cache = sroce_xmit_cache(qp);
 	struct dst_entry *dst = NULL;
 	int err;
 	struct flowi6 fl6 = {
-		.flowi6_oif = ndev->ifindex,
+		.flowi6_oif = av->ifindex ? av->ifindex : ndev->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 		.saddr = av->saddr,
 		.daddr = av->daddr,
 	};
 	bool local;
 
-	if (qp)
-		dst = dst_cache_get(&qp->dst_cache);
+	if (cache)
+		dst = dst_cache_get(cache);
 	if (!dst) {
 		dst = ip6_dst_lookup_flow(net, NULL, &fl6, NULL);
 		if (IS_ERR(dst)) {
 			kfree_skb(skb);
 			return PTR_ERR(dst);
 		}
-		if (qp && !(dst->dev->flags & IFF_LOOPBACK))
-			dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
+		if (cache && !(dst->dev->flags & IFF_LOOPBACK))
+			dst_cache_set_ip6(cache, dst, &fl6.saddr);
 	}
 	local = dst->dev->flags & IFF_LOOPBACK;
 	sroce_push_udp(skb, sport);
@@ -629,8 +669,8 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
 /**
  * sroce_net_xmit() - send a RoCEv2 packet
  * @sdev: the device sending
- * @qp: the QP sending, whose route cache and UDP source port are used; NULL
- *	for packets without a QP's route (UD destinations)
+ * @qp: the QP sending, whose UDP source port is used, and for RC and UC
+ *	its route cache; NULL for packets that belong to no QP
  * @av: the destination
  * @skb: the packet from the BTH to the ICRC field, from
  *	sroce_net_alloc_skb(); consumed

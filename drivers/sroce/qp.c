@@ -686,6 +686,7 @@ static void sroce_qp_make_dead(struct sroce_qp *qp)
 	WRITE_ONCE(qp->dead, true);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	spin_unlock_bh(&qp->resp.lock);
+	sroce_mcast_qp_detach_all(qp);
 	sroce_pool_remove(&sroce_qp_dev(qp)->qp_pool, qp->ibqp.qp_num);
 	synchronize_rcu();
 	timer_delete_sync(&qp->retrans_timer);

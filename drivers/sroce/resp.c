@@ -18,6 +18,7 @@
  * only makes the requester wait).
  */
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 
@@ -620,19 +621,28 @@ static void sroce_resp_grh(struct sk_buff *skb, u8 *grh)
 		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
 }
 
-static void sroce_resp_smac(struct sroce_pkt *pkt, u8 *smac)
+/*
+ * The sender's MAC and, for a datagram that arrived on one of the netdev's
+ * VLANs, the VLAN: ib_core uses it to find the GID a reply must come from
+ * (ib_init_ah_attr_from_wc()).
+ */
+static void sroce_resp_l2(struct sroce_pkt *pkt, struct ib_wc *wc)
 {
 	struct sk_buff *skb = pkt->skb;
 	struct net_device *ndev;
 
+	if (skb->dev && is_vlan_dev(skb->dev)) {
+		wc->vlan_id = vlan_dev_vlan_id(skb->dev);
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+	}
 	if (skb_mac_header_was_set(skb) && skb_mac_header_len(skb) >= ETH_HLEN) {
-		ether_addr_copy(smac, eth_hdr(skb)->h_source);
+		ether_addr_copy(wc->smac, eth_hdr(skb)->h_source);
 		return;
 	}
 	rcu_read_lock();
 	ndev = rcu_dereference(pkt->sdev->ndev);
 	if (ndev)
-		ether_addr_copy(smac, ndev->dev_addr);
+		ether_addr_copy(wc->smac, ndev->dev_addr);
 	rcu_read_unlock();
 }
 
@@ -651,7 +661,7 @@ static void sroce_resp_ud_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				    RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6,
 	};
 
-	sroce_resp_smac(pkt, wc.smac);
+	sroce_resp_l2(pkt, &wc);
 	if (pkt->info->flags & SROCE_OPF_IMMDT) {
 		wc.ex.imm_data = ((struct sroce_immdt *)
 				  sroce_resp_hdr(pkt, pkt->info->off_immdt))->imm;

@@ -4,7 +4,8 @@
  * before the responder or the completer sees it, each failure counted.
  *
  * Order: IP/UDP sanity, BTH (version, opcode, lengths, pad), ICRC, the
- * destination QP and its transport, state, P_Key and peer address.  Nothing
+ * destination QP (or, for QP 0xffffff, every QP attached to the multicast
+ * group, mcast.c) and its transport, state, P_Key and peer address.  Nothing
  * is trusted before the check that covers it: lengths come from the IP and
  * UDP headers only after they agree, the payload length only after the
  * opcode's header length and the pad count fit, and the contents only after
@@ -149,9 +150,29 @@ static enum sroce_counter sroce_rx_validate(struct sroce_pkt *pkt)
 	why = sroce_rx_parse(pkt);
 	if (why != SROCE_CNT_MAX)
 		return why;
-	if (sroce_bth_qpn(pkt->bth) == SROCE_MULTICAST_QPN)
-		return SROCE_CNT_RX_DROP_NO_QP;
 	return SROCE_CNT_MAX;
+}
+
+/**
+ * sroce_rx_to_qp() - hand a validated packet to its QP's transport
+ * @pkt: the packet; pkt->qp is the destination QP, referenced by the caller
+ *
+ * The packet is checked against the QP first (transport, state, P_Key,
+ * peer address); a mismatch is counted and the packet left alone.  The
+ * caller keeps the skb.
+ *
+ * Context: Softirq, or process context with BH disabled.
+ */
+void sroce_rx_to_qp(struct sroce_pkt *pkt)
+{
+	enum sroce_counter why = sroce_rx_check_qp(pkt);
+
+	if (why != SROCE_CNT_MAX)
+		sroce_count(pkt->sdev, why);
+	else if (pkt->info->flags & SROCE_OPF_REQ)
+		sroce_resp_rcv(pkt);
+	else
+		sroce_comp_rcv(pkt);
 }
 
 /**
@@ -175,18 +196,17 @@ void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb)
 	why = sroce_rx_validate(&pkt);
 	if (why != SROCE_CNT_MAX)
 		return sroce_rx_drop(sdev, skb, why);
+	if (sroce_bth_qpn(pkt.bth) == SROCE_MULTICAST_QPN) {
+		sroce_mcast_rx(&pkt);
+		kfree_skb(skb);
+		return;
+	}
 	rcu_read_lock();
 	pkt.qp = sroce_qp_get_rcu(sdev, sroce_bth_qpn(pkt.bth));
 	rcu_read_unlock();
 	if (!pkt.qp)
 		return sroce_rx_drop(sdev, skb, SROCE_CNT_RX_DROP_NO_QP);
-	why = sroce_rx_check_qp(&pkt);
-	if (why != SROCE_CNT_MAX)
-		sroce_count(sdev, why);
-	else if (pkt.info->flags & SROCE_OPF_REQ)
-		sroce_resp_rcv(&pkt);
-	else
-		sroce_comp_rcv(&pkt);
+	sroce_rx_to_qp(&pkt);
 	sroce_qp_put(pkt.qp);
 	kfree_skb(skb);
 }

@@ -7,6 +7,7 @@
  *   rtnl_lock            taken by the netdev notifier and by sroce_net_bind()
  *   sroce_bind_lock      (net.c) device <-> netdev binding, the netdev table
  *   sroce_net.lock       (net.c) one namespace's sockets and their users
+ *   sroce_mcast.lock     (mcast.c) a device's multicast groups
  *   sroce_devices_lock   (device.c) the list of all devices, for rmmod
  *   sroce_qp.modify_lock (qp.c) serialises modify_qp and query_qp
  *   sroce_resp.lock      (resp.c) the responder; softirq, _bh elsewhere
@@ -74,10 +75,32 @@ enum sroce_limits {
 	SROCE_MAX_FR_PAGES = 512,	/* pages of a fast-registration MR */
 	SROCE_MAX_SRQ = 1 << 16,	/* shared receive queues per device */
 	SROCE_MAX_AH = 1 << 16,		/* address handles per device */
+	SROCE_MAX_MCAST_GRP = 1024,	/* multicast groups per device */
+	SROCE_MAX_MCAST_QP_ATTACH = 32,	/* QPs attached to one group */
+	/* QP attachments to multicast groups, per device */
+	SROCE_MAX_TOTAL_MCAST_QP_ATTACH = 4096,
 	SROCE_MAX_RD_ATOMIC = 16,	/* READ/atomic requests in flight */
 	SROCE_LOCAL_CA_ACK_DELAY = 15,	/* 4.096 us * 2^15 */
 	SROCE_MAX_INFLIGHT = 128,	/* unacknowledged packets per QP */
 	SROCE_ACKREQ_EVERY = 32,	/* packets between AckReq bits */
+};
+
+/**
+ * struct sroce_mcast - a device's multicast groups (mcast.c)
+ * @lock: serialises attaching and detaching; guards @groups, every group's
+ *	member list and the counts; taken inside rtnl_lock and sroce_bind_lock
+ *	(joining an IP group needs rtnl, and the netdev binding must hold still)
+ * @groups: struct sroce_mcast_grp by MGID; the receive path reads it under
+ *	RCU
+ * @num_grp: groups, bounded by SROCE_MAX_MCAST_GRP
+ * @num_attach: QP attachments over every group, bounded by
+ *	SROCE_MAX_TOTAL_MCAST_QP_ATTACH
+ */
+struct sroce_mcast {
+	struct mutex lock; /* attach and detach; see above */
+	DECLARE_HASHTABLE(groups, 5);
+	u32 num_grp;
+	u32 num_attach;
 };
 
 /**
@@ -109,6 +132,7 @@ enum sroce_limits {
  * @mr_pool: memory key index -> struct sroce_mr
  * @mw_pool: memory key index -> struct sroce_mw
  * @ah_pool: user address handle number -> struct sroce_ah
+ * @mcast: multicast groups and the QPs attached to them
  * @stats: per-CPU event counters, see counters.h
  * @attr: what query_device reports; set at creation, then read-only
  */
@@ -133,6 +157,7 @@ struct sroce_dev {
 	struct sroce_pool mr_pool;
 	struct sroce_pool mw_pool;
 	struct sroce_pool ah_pool;
+	struct sroce_mcast mcast;
 	struct sroce_stats __percpu *stats;
 	struct ib_device_attr attr;
 };
@@ -164,6 +189,8 @@ struct sroce_pd {
  * @daddr: destination address, likewise
  * @dmac: the destination MAC the core resolved, for queries (sroce itself
  *	routes through the IP stack)
+ * @ifindex: the netdev of the source GID, which packets leave through: the
+ *	device's own, or one of its VLANs (0 if unknown: the device's own)
  */
 struct sroce_av {
 	u8 network_type;
@@ -171,6 +198,7 @@ struct sroce_av {
 	u8 ttl;
 	u8 sgid_index;
 	u32 flow_label;
+	int ifindex;
 	struct in6_addr saddr;
 	struct in6_addr daddr;
 	u8 dmac[ETH_ALEN];
@@ -641,6 +669,7 @@ struct sroce_resp {
  * @max_dest_rd_atomic: those the responder keeps resources for
  * @access: IB_ACCESS_REMOTE_* the responder allows (IB_QP_ACCESS_FLAGS)
  * @sport: UDP source port of this QP's packets
+ * @num_mcast: multicast groups the QP is attached to (UD; sroce_mcast.lock)
  * @sq_sig_all: every send work request completes with a CQE
  * @req_flags: SROCE_REQ_RUNNING while someone runs the requester,
  *	SROCE_REQ_AGAIN when it must make another pass (req.c)
@@ -681,6 +710,7 @@ struct sroce_qp {
 	u8 max_dest_rd_atomic;
 	u32 access;
 	u16 sport;
+	u32 num_mcast;
 	bool sq_sig_all;
 	unsigned long req_flags;
 	struct work_struct req_work;
@@ -805,6 +835,14 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev);
 void sroce_dev_unregister_all(void);
 void sroce_dev_port_update(struct sroce_dev *sdev, struct net_device *ndev);
 
+/* mcast.c */
+void sroce_mcast_init(struct sroce_dev *sdev);
+void sroce_mcast_uninit(struct sroce_dev *sdev);
+int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void sroce_mcast_qp_detach_all(struct sroce_qp *qp);
+void sroce_mcast_rx(struct sroce_pkt *pkt);
+
 /* mr.c */
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -899,6 +937,7 @@ void sroce_resp_reset(struct sroce_qp *qp);
 
 /* rx.c */
 void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_rx_to_qp(struct sroce_pkt *pkt);
 
 /* selftest.c */
 int sroce_selftest(void);
