@@ -175,14 +175,12 @@ test_rping_ipv6_sroce_server() {
 	rping_pair "$RDMA_IP6_1"
 }
 
-# IPv4 and then IPv6 through one GSI QP.  Known sroce bug, skipped until the
-# fix lands: the route cache of a QP is used for UD and GSI QPs too, so once
-# QP1 has sent to an IPv4 peer, its IPv6 MADs leave with that IPv4 route
-# and never arrive (both directions: RDMA_CM_EVENT_UNREACHABLE, -110).
-# Fixed on branch ud by "sroce.ko: UD QPs look every route up" (d21c195),
-# which this branch does not carry; drop the skip once main has it.
+# IPv4 and then IPv6 through one GSI QP.  A sroce bug once failed it: the
+# route cache of a QP was used for UD and GSI QPs too, so once QP1 had sent
+# to an IPv4 peer, its IPv6 MADs left with that IPv4 route and never
+# arrived (RDMA_CM_EVENT_UNREACHABLE, -110).  Fixed by "sroce.ko: UD QPs
+# look every route up" (Documentation/interop.rst).
 test_rping_ipv4_then_ipv6() {
-	skip "known sroce bug: QP1 reuses its cached IPv4 route for IPv6 (fixed on branch ud, d21c195)"
 	rdma_topo interop_sroce_server
 	rping_pair "$RDMA_IP1"
 	rping_pair "$RDMA_IP6_1"
