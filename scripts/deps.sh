@@ -20,6 +20,8 @@ pkgs=(
 	perftest python3 python3-pyverbs
 	# kernel ULPs over sroce: NVMe-oF, NFS over RDMA
 	nvme-cli fio nfs-kernel-server
+	# the wire audit (interop group): dumpcap and tshark's RoCEv2 dissector
+	tshark wireshark-common
 )
 
 missing=()
