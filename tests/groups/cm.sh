@@ -164,7 +164,14 @@ test_mckey_two_hosts() {
 	mckey_run 239.1.2.3
 }
 
+# Linux 6.1's rdma_cm refuses to join an IPv6 multicast group on a RoCEv2
+# port (cma_iboe_join_multicast(): -ENOTSUPP, "Unknown error 524" from
+# mckey), whatever the device; UD multicast itself is tested through
+# ibv_attach_mcast in the ud group.  Runs again on kernels that allow it.
 test_mckey_ipv6() {
+	case $(uname -r) in
+	6.1.*) skip "rdma_cm on Linux 6.1 does not join IPv6 multicast groups on RoCEv2 (-ENOTSUPP)" ;;
+	esac
 	rdma_topo two_hosts
 	rdma_ipv6 addrs
 	mckey_run ff0e::1:2:3
