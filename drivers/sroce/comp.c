@@ -6,9 +6,10 @@
  *
  * It runs in softirq when a response arrives and from the QP's timers,
  * under qp->sq.lock.  A response is only accepted for a PSN the requester
- * has sent and not yet seen acknowledged.  Work requests complete strictly
- * in order (sroce_comp_retire()); a READ or an atomic only completes on its
- * own responses, never implicitly.
+ * has sent (below req.max_psn: during a go-back, responses to the first
+ * transmission still count) and not yet seen acknowledged.  Work requests
+ * complete strictly in order (sroce_comp_retire()); a READ or an atomic
+ * only completes on its own responses, never implicitly.
  *
  * The responder of the peer never sends an ACK ahead of a READ response it
  * still owes (resp.c), so an ACK or NAK for a PSN past an unfinished READ
@@ -146,7 +147,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 	qp->comp.gap_retried = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
-	if (qp->comp.psn == qp->req.psn)
+	if (qp->comp.psn == qp->req.max_psn)
 		timer_delete(&qp->retrans_timer);
 	else if (qp->timeout)
 		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
@@ -233,6 +234,28 @@ static int sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 	return SROCE_COMP_KICK;
 }
 
+/*
+ * A NAK for @psn says the responder received everything before it: the
+ * SENDs and WRITEs before it are done, and the completer moves on to @psn
+ * (the first work request not done is @w).  Not past a READ or atomic
+ * whose responses have not all arrived, though: they were lost, or are
+ * late, and the NAK does not carry them.  Returns where the requester must
+ * go back to: @psn, or the first response still missing.
+ */
+static u32 sroce_comp_nak_upto(struct sroce_qp *qp, struct sroce_swqe *w,
+			       u32 psn)
+{
+	if (sroce_comp_is_rd_atomic(w) &&
+	    sroce_psn_diff(psn, w->first_psn) > 0) {
+		if (sroce_psn_diff(w->first_psn, qp->comp.psn) > 0)
+			sroce_comp_progress(qp, w->first_psn);
+		return qp->comp.psn;
+	}
+	if (sroce_psn_diff(psn, qp->comp.psn) > 0)
+		sroce_comp_progress(qp, psn);
+	return psn;
+}
+
 static int sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 code)
 {
 	struct sroce_swqe *w;
@@ -241,8 +264,7 @@ static int sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 code)
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
 	if (!w)
 		return SROCE_COMP_NOTHING;
-	if (sroce_psn_diff(psn, qp->comp.psn) > 0)
-		sroce_comp_progress(qp, psn);
+	psn = sroce_comp_nak_upto(qp, w, psn);
 	if (qp->rnr_retry != 7) {
 		if (!qp->comp.rnr_left)
 			return sroce_comp_remote_error(qp, w,
@@ -280,9 +302,7 @@ static int sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 		 */
 		if (qp->comp.rnr_wait)
 			return SROCE_COMP_NOTHING;
-		if (sroce_psn_diff(psn, qp->comp.psn) > 0)
-			sroce_comp_progress(qp, psn);
-		return sroce_comp_retry(qp, psn);
+		return sroce_comp_retry(qp, sroce_comp_nak_upto(qp, w, psn));
 	}
 	sroce_count(sdev, SROCE_CNT_ERR_NAKS_RCVD);
 	return sroce_comp_remote_error(qp, w, code < ARRAY_SIZE(status) &&
@@ -318,10 +338,15 @@ static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
 	*after = SROCE_COMP_NOTHING;
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
 	if (!w || !sroce_comp_is_rd_atomic(w) ||
-	    sroce_psn_diff(psn, w->first_psn) < 0 ||
-	    sroce_psn_diff(psn, w->last_psn) > 0)
+	    sroce_psn_diff(psn, w->first_psn) < 0)
 		return NULL;
-	if (psn != qp->comp.psn) {
+	/*
+	 * In order: the next response of @w, or its first, which also
+	 * acknowledges what was sent before it.  Past @w: a later READ's or
+	 * atomic's, and @w's were lost.
+	 */
+	if (sroce_psn_diff(psn, w->last_psn) > 0 ||
+	    (psn != qp->comp.psn && psn != w->first_psn)) {
 		/* A gap in the responses: ask again from the first missing. */
 		*after = sroce_comp_gap_retry(qp);
 		return NULL;
@@ -405,8 +430,9 @@ static int sroce_comp_dispatch(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	u8 op = pkt->opcode & SROCE_OP_MASK;
 
 	lockdep_assert_held(&qp->sq.lock);
-	if (sroce_psn_diff(pkt->psn, qp->comp.psn) < 0 ||
-	    sroce_psn_diff(pkt->psn, qp->req.psn) >= 0)
+	if (sroce_psn_diff(pkt->psn, qp->comp.psn) < 0)
+		return -EALREADY;
+	if (sroce_psn_diff(pkt->psn, qp->req.max_psn) >= 0)
 		return -EINVAL;
 	if (op == SROCE_OP_ACK)
 		return sroce_comp_aeth(qp, pkt);
@@ -449,7 +475,8 @@ void sroce_comp_rcv(struct sroce_pkt *pkt)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	after = qp->dead ? -EINVAL : sroce_comp_dispatch(qp, pkt);
 	if (after < 0) {
-		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_RESP);
+		sroce_count(pkt->sdev, after == -EALREADY ?
+			    SROCE_CNT_RX_DUP_RESP : SROCE_CNT_RX_DROP_RESP);
 		after = SROCE_COMP_NOTHING;
 	}
 	/* Wake the requester only if it waits for us. */
@@ -466,7 +493,7 @@ static int sroce_comp_timeout_locked(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->sq.lock);
 	if (qp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    qp->comp.psn == qp->req.psn || qp->comp.rnr_wait)
+	    qp->comp.psn == qp->req.max_psn || qp->comp.rnr_wait)
 		return SROCE_COMP_NOTHING;
 	if (qp->comp.progress) {
 		qp->comp.progress = false;

@@ -34,6 +34,9 @@ struct sroce_dev;
  * @SROCE_CNT_RX_DROP_UC: dropped, UC packet of a message already broken
  * @SROCE_CNT_RX_DROP_RESP: dropped, response or ACK the requester did not
  *	expect
+ * @SROCE_CNT_RX_DUP_RESP: dropped, response or ACK for a PSN already
+ *	acknowledged (a duplicate: after a go-back, both transmissions are
+ *	answered)
  * @SROCE_CNT_RX_DROP_DUP: duplicate request dropped (after re-ACKing)
  * @SROCE_CNT_RX_DROP_MCAST: dropped, multicast datagram for a group no QP
  *	of this device is attached to
@@ -68,6 +71,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_NO_RECV,
 	SROCE_CNT_RX_DROP_UC,
 	SROCE_CNT_RX_DROP_RESP,
+	SROCE_CNT_RX_DUP_RESP,
 	SROCE_CNT_RX_DROP_DUP,
 	SROCE_CNT_RX_DROP_MCAST,
 	SROCE_CNT_TX_PACKETS,

@@ -537,6 +537,7 @@ static void sroce_qp_to_rts(struct sroce_qp *qp)
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	qp->req.psn = qp->sq_psn;
+	qp->req.max_psn = qp->sq_psn;
 	qp->comp.psn = qp->sq_psn;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;

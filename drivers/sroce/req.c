@@ -52,6 +52,12 @@ static bool sroce_is_rd_atomic(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+static bool sroce_req_is_local(u32 opcode)
+{
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV ||
+	       opcode == IB_WR_BIND_MW;
+}
+
 static u32 sroce_req_npkts(struct sroce_qp *qp, const struct sroce_swqe *w)
 {
 	if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
@@ -110,6 +116,14 @@ static u8 sroce_req_opcode(struct sroce_qp *qp, const struct sroce_swqe *w,
 			op = SROCE_OP_WRITE_MIDDLE;
 	}
 	return sroce_req_transport(qp) | op;
+}
+
+/* @n packets were sent from req.psn on. */
+static void sroce_req_advance(struct sroce_qp *qp, u32 n)
+{
+	qp->req.psn = sroce_psn_add(qp->req.psn, n);
+	if (sroce_psn_diff(qp->req.psn, qp->req.max_psn) > 0)
+		qp->req.max_psn = qp->req.psn;
 }
 
 static void sroce_req_arm_timer(struct sroce_qp *qp)
@@ -230,7 +244,7 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 		w->state = SROCE_WQE_SENDING;
 	}
 	qp->req.since_ackreq = ackreq ? 0 : qp->req.since_ackreq + 1;
-	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+	sroce_req_advance(qp, 1);
 	qp->req.offset = offset + paylen;
 	if (last) {
 		w->state = qp->ibqp.qp_type == IB_QPT_RC ? SROCE_WQE_SENT :
@@ -270,7 +284,7 @@ static enum sroce_req_step sroce_req_read(struct sroce_qp *qp,
 	if (w->state == SROCE_WQE_POSTED)
 		qp->req.rd_atomic++;
 	w->state = SROCE_WQE_SENT;
-	qp->req.psn = sroce_psn_add(qp->req.psn, npkts);
+	sroce_req_advance(qp, npkts);
 	qp->req.since_ackreq = 0;
 	qp->req.idx++;
 	qp->req.offset = 0;
@@ -307,7 +321,7 @@ static enum sroce_req_step sroce_req_atomic(struct sroce_qp *qp,
 	if (w->state == SROCE_WQE_POSTED)
 		qp->req.rd_atomic++;
 	w->state = SROCE_WQE_SENT;
-	qp->req.psn = sroce_psn_add(qp->req.psn, 1);
+	sroce_req_advance(qp, 1);
 	qp->req.since_ackreq = 0;
 	qp->req.idx++;
 	return SROCE_REQ_PACKET;
@@ -343,56 +357,77 @@ static enum sroce_req_step sroce_req_local(struct sroce_qp *qp,
 	return SROCE_REQ_PACKET;
 }
 
-/* Recount outstanding READ/atomic requests after a go-back. */
-static void sroce_req_recount(struct sroce_qp *qp)
+/*
+ * Was @w sent, wholly or in part?  A work request refused when it was
+ * fetched is DONE in error and, like a POSTED one, never reached the wire;
+ * nothing after either has been sent.
+ */
+static bool sroce_req_was_sent(const struct sroce_swqe *w)
 {
-	u32 idx;
-
-	qp->req.rd_atomic = 0;
-	for (idx = qp->sq.cons; idx != qp->req.idx; idx++)
-		if (sroce_is_rd_atomic(sroce_req_wqe(qp, idx)->opcode))
-			qp->req.rd_atomic++;
+	if (w->state == SROCE_WQE_DONE)
+		return w->status == IB_WC_SUCCESS;
+	return w->state != SROCE_WQE_POSTED;
 }
 
 /*
- * Go back to retry_psn: the work request holding it is sent again from
- * that packet on, and every later one from its start.  The work requests
- * with packets on the wire are those from cons that are not POSTED (the
- * one at req.idx may be partly sent).
+ * Put the requester at @psn, a PSN it has sent (below req.max_psn) or the
+ * one after all it has sent.  The work requests keep their state: those
+ * sent stay SENT, so the completer can still finish them on responses to
+ * their first transmission, and READs and atomics stay counted in
+ * req.rd_atomic.  Sending one again rebuilds the same packets with the
+ * same PSNs.
+ */
+static void sroce_req_goto(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_swqe *w = NULL;
+	u32 idx;
+
+	lockdep_assert_held(&qp->sq.lock);
+	for (idx = qp->sq.cons; idx != qp->sq.prod; idx++) {
+		w = sroce_req_wqe(qp, idx);
+		if (!sroce_req_was_sent(w))
+			break;
+		if (w->state != SROCE_WQE_DONE &&
+		    sroce_psn_diff(psn, w->last_psn) <= 0)
+			break;
+	}
+	qp->req.idx = idx;
+	qp->req.since_ackreq = 0;
+	if (idx == qp->sq.prod || !sroce_req_was_sent(w)) {
+		/* All that was sent is acknowledged: go on with new ones. */
+		qp->req.psn = qp->req.max_psn;
+		qp->req.offset = 0;
+		return;
+	}
+	if (sroce_psn_diff(psn, w->first_psn) < 0)
+		psn = w->first_psn;
+	qp->req.psn = psn;
+	qp->req.offset = ((psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
+}
+
+/*
+ * The completer asked to go back to retry_psn: the work request holding it
+ * is sent again from that packet on, and every later one from its start.
  */
 static void sroce_req_rewind(struct sroce_qp *qp)
 {
-	u32 idx, psn = qp->req.retry_psn;
-	struct sroce_swqe *w = NULL;
-
 	lockdep_assert_held(&qp->sq.lock);
 	qp->req.retry = false;
-	for (idx = qp->sq.cons; idx != qp->sq.prod; idx++) {
-		w = sroce_req_wqe(qp, idx);
-		if (w->state == SROCE_WQE_DONE)
-			continue;
-		if (w->state == SROCE_WQE_POSTED)
-			return;
-		if (sroce_psn_diff(psn, w->last_psn) <= 0)
-			break;
-	}
-	if (idx == qp->sq.prod)
-		return;
-	if (sroce_psn_diff(psn, w->first_psn) < 0)
-		psn = w->first_psn;
-	if (sroce_is_rd_atomic(w->opcode))
-		w->state = SROCE_WQE_POSTED;
-	qp->req.idx = idx;
-	qp->req.psn = psn;
-	qp->req.offset = ((psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
-	qp->req.since_ackreq = 0;
-	for (idx++; idx != qp->sq.prod; idx++) {
-		w = sroce_req_wqe(qp, idx);
-		if (w->state != SROCE_WQE_DONE)
-			w->state = SROCE_WQE_POSTED;
-	}
-	sroce_req_recount(qp);
+	sroce_req_goto(qp, qp->req.retry_psn);
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRANSMITS);
+}
+
+/*
+ * During a go-back, responses to the first transmission can acknowledge
+ * packets the requester has not sent again yet: it skips ahead to the
+ * oldest one not acknowledged instead of sending them once more.
+ */
+static void sroce_req_skip_acked(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	    sroce_psn_diff(qp->comp.psn, qp->req.psn) > 0)
+		sroce_req_goto(qp, qp->comp.psn);
 }
 
 /* May the work request at req.idx send its next packet now? */
@@ -429,16 +464,26 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 	}
 	if (qp->req.retry)
 		sroce_req_rewind(qp);
+	else
+		sroce_req_skip_acked(qp);
 	if (qp->req.idx == qp->sq.prod)
 		return SROCE_REQ_IDLE;
 	w = sroce_req_wqe(qp, qp->req.idx);
 	if (w->state == SROCE_WQE_DONE) {
-		/* Refused when fetched, or a local operation already done
-		 * that a go-back resend reaches again (it sends nothing).
-		 */
+		/* Refused when fetched: the QP fails. */
 		if (w->status != IB_WC_SUCCESS)
 			return SROCE_REQ_FAILED;
-		qp->req.idx++;
+		/* A local operation a go-back reaches again sends nothing. */
+		if (sroce_req_is_local(w->opcode)) {
+			qp->req.idx++;
+			return SROCE_REQ_PACKET;
+		}
+		/*
+		 * Being sent again, and finished meanwhile by a response to a
+		 * later packet (a READ's implies the SENDs before it arrived):
+		 * go on after it.
+		 */
+		sroce_req_goto(qp, sroce_psn_add(w->last_psn, 1));
 		return SROCE_REQ_PACKET;
 	}
 	if (!sroce_req_may_send(qp, w))

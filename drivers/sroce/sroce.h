@@ -481,6 +481,10 @@ struct sroce_sq {
  * struct sroce_req - requester progress (sroce_sq.lock)
  * @idx: the work request being sent
  * @psn: the next PSN to send
+ * @max_psn: the PSN after the highest one ever sent: below it, from
+ *	sroce_comp.psn, packets are on the wire.  After a go-back @psn is
+ *	behind it, and responses to the first transmission may still arrive
+ *	and be accepted up to here.
  * @offset: bytes of @idx already sent
  * @rd_atomic: READ and atomic requests outstanding
  * @since_ackreq: packets sent since the last one with AckReq
@@ -492,6 +496,7 @@ struct sroce_sq {
 struct sroce_req {
 	u32 idx;
 	u32 psn;
+	u32 max_psn;
 	u32 offset;
 	u32 rd_atomic;
 	u32 since_ackreq;
