@@ -17,7 +17,10 @@
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
+#include <net/netlink.h>
 #include <rdma/ib_cache.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
 
 #include "hdr.h"
 #include "sroce.h"
@@ -674,6 +677,80 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->port_num = SROCE_PORT;
 	sroce_qp_report_cap(qp, init);
 	attr->cap = init->cap;
+	return 0;
+}
+
+/* What "rdma res show qp -dd" shows of the transport's state. */
+struct sroce_qp_res {
+	u32 sq_prod, sq_cons, req_idx, req_psn, max_psn, comp_psn;
+	u32 rd_atomic, retry_left, rnr_left, head_state, epsn;
+	bool stalled, retry, rnr_wait;
+};
+
+static void sroce_qp_res_snapshot(struct sroce_qp *qp, struct sroce_qp_res *r)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	r->sq_prod = qp->sq.prod;
+	r->sq_cons = qp->sq.cons;
+	r->req_idx = qp->req.idx;
+	r->req_psn = qp->req.psn;
+	r->max_psn = qp->req.max_psn;
+	r->comp_psn = qp->comp.psn;
+	r->rd_atomic = qp->req.rd_atomic;
+	r->retry_left = qp->comp.retry_left;
+	r->rnr_left = qp->comp.rnr_left;
+	r->stalled = qp->req.stalled;
+	r->retry = qp->req.retry;
+	r->rnr_wait = qp->comp.rnr_wait;
+	r->head_state = qp->sq.cons == qp->sq.prod ? U32_MAX :
+		qp->sq.wqe[qp->sq.cons & (qp->sq.num_slots - 1)].state;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_lock_bh(&qp->resp.lock);
+	r->epsn = qp->resp.epsn;
+	spin_unlock_bh(&qp->resp.lock);
+}
+
+/**
+ * sroce_fill_res_qp_entry() - ib_device_ops.fill_res_qp_entry
+ * @msg: the netlink message being built
+ * @ibqp: the QP
+ *
+ * The requester's and completer's positions, for "rdma res show qp -dd":
+ * what to look at when a QP seems stuck.
+ *
+ * Context: Process context.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct sroce_qp_res r;
+	struct nlattr *table;
+
+	sroce_qp_res_snapshot(qp, &r);
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "sq_prod", r.sq_prod) ||
+	    rdma_nl_put_driver_u32(msg, "sq_cons", r.sq_cons) ||
+	    rdma_nl_put_driver_u32(msg, "req_idx", r.req_idx) ||
+	    rdma_nl_put_driver_u32_hex(msg, "req_psn", r.req_psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "max_psn", r.max_psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "comp_psn", r.comp_psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "epsn", r.epsn) ||
+	    rdma_nl_put_driver_u32(msg, "rd_atomic", r.rd_atomic) ||
+	    rdma_nl_put_driver_u32(msg, "retry_left", r.retry_left) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_left", r.rnr_left) ||
+	    rdma_nl_put_driver_u32(msg, "head_wqe_state", r.head_state) ||
+	    rdma_nl_put_driver_u32(msg, "stalled", r.stalled) ||
+	    rdma_nl_put_driver_u32(msg, "retry", r.retry) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_wait", r.rnr_wait)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
 	return 0;
 }
 
