@@ -342,3 +342,68 @@ tool_pair() {
 	cli_run "$name" "$tool" -d "$RDMA_DEV2" "$gflag" "$RDMA_GID2" "$@" "$RDMA_IP1"
 	srv_finish
 }
+
+# --- data-verifying traffic shared by the RC groups (rc, faults) ------------------
+
+# counter DEV NAME: the value of DEV's counter NAME ("rdma statistic").
+counter() {
+	rdma statistic show link "$1/1" |
+		awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); f = 1; exit } }
+			END { if (!f) exit 1 }'
+}
+
+# pingpong NAME TOOL ARGS...: a server/client pair, 100 iterations of 16 KiB;
+# -c on both ends: the client fills a pattern, the server checks it.
+pingpong() {
+	local name=$1 tool=$2
+	shift 2
+	tool_pair "$name" 18515 -g "$tool" -c -n 100 -s 16384 "$@"
+	grep -q '100 iters in' "$CLI_LOG" || fail "$name: the client did not finish 100 iterations"
+	grep -q '100 iters in' "$SRV_LOG" || fail "$name: the server did not finish 100 iterations"
+	! grep -qi 'invalid data' "$SRV_LOG" "$CLI_LOG" || fail "$name: the data arrived corrupted"
+}
+
+# pings LOG PREFIX: how many distinct pings 0..999 LOG shows.
+pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
+
+# rping_pair [N]: N pings (default 1000); the client verifies every one
+# (-V: the data read back matches).
+rping_pair() {
+	local n=${1:-1000} got
+	srv_start rping rping -s -a "$RDMA_IP1" -v -C "$n"
+	srv_wait_cm 7174
+	cli_run rping rping -c -a "$RDMA_IP1" -v -V -C "$n"
+	srv_finish
+	got=$(pings "$CLI_LOG" "")
+	[ "$got" = "$n" ] || fail "rping: the client saw $got distinct pings, expected $n"
+	got=$(pings "$SRV_LOG" "server ")
+	[ "$got" = "$n" ] || fail "rping: the server saw $got distinct pings, expected $n"
+	! grep -qi 'mismatch' "$CLI_LOG" "$CLI_LOG.err" || fail "rping: data mismatch"
+}
+
+# rc_cases [-t CASE,...] ARGS...: every case of sroce_rc_test, or those
+# named (less rxe's deviations, RXE_RC_TEST_DEVIATIONS, for rxe), each must
+# pass or skip, within RC_CASES_TIMEOUT seconds (default 1200) in all.
+rc_cases() {
+	local prog=$SROCE_PROGS/sroce_rc_test x=() want=0 rc=0 n c only=
+	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
+	[ "$RDMA_KIND" = rxe ] && [ -n "${RXE_RC_TEST_DEVIATIONS:-}" ] && x=(-x "$RXE_RC_TEST_DEVIATIONS")
+	[ "${1:-}" = -t ] && only=$2
+	for c in $("$prog" -l); do
+		[ -z "$only" ] || [[ ",$only," == *",$c,"* ]] || continue
+		[[ ",${x[1]:-}," == *",$c,"* ]] || want=$((want + 1))
+	done
+	printf '+ %s\n' "$prog -d $RDMA_DEV1 -D $RDMA_DEV2 -g $RDMA_GID1 -G $RDMA_GID2 ${x[*]} $*" >&2
+	timeout -k 5 "${RC_CASES_TIMEOUT:-1200}" "$prog" -d "$RDMA_DEV1" -D "$RDMA_DEV2" -g "$RDMA_GID1" -G "$RDMA_GID2" \
+		"${x[@]}" "$@" >/tmp/rc_cases 2>/tmp/rc_cases.err || rc=$?
+	cat /tmp/rc_cases
+	sed 's/^/  stderr| /' /tmp/rc_cases.err
+	[ $rc != 124 ] || fail "sroce_rc_test timed out"
+	grep -q '^setup: FAIL' /tmp/rc_cases && fail "sroce_rc_test: $(grep '^setup: FAIL' /tmp/rc_cases)"
+	n=$(grep -cE '^[a-z0-9_]+: (pass|skip)' /tmp/rc_cases || true)
+	if grep -q ': FAIL' /tmp/rc_cases; then
+		fail "sroce_rc_test: $(grep -c ': FAIL' /tmp/rc_cases) failed: $(grep ': FAIL' /tmp/rc_cases | cut -d: -f1 | tr '\n' ' ')"
+	fi
+	[ $rc = 0 ] || fail "sroce_rc_test exited with status $rc"
+	[ "$n" = "$want" ] || fail "sroce_rc_test: $n cases reported, expected $want"
+}

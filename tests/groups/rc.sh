@@ -41,17 +41,6 @@ RXE_RC_TEST_DEVIATIONS=atomic_unaligned,wr_api_sge_list,wr_api_inline,flush_recv
 
 # --- the libibverbs pingpongs -------------------------------------------------
 
-# pingpong NAME TOOL ARGS...: a server/client pair, 100 iterations of 16 KiB;
-# -c on both ends: the client fills a pattern, the server checks it.
-pingpong() {
-	local name=$1 tool=$2
-	shift 2
-	tool_pair "$name" 18515 -g "$tool" -c -n 100 -s 16384 "$@"
-	grep -q '100 iters in' "$CLI_LOG" || fail "$name: the client did not finish 100 iterations"
-	grep -q '100 iters in' "$SRV_LOG" || fail "$name: the server did not finish 100 iterations"
-	! grep -qi 'invalid data' "$SRV_LOG" "$CLI_LOG" || fail "$name: the data arrived corrupted"
-}
-
 # Plain; with completions through a completion channel (-e); with the
 # ibv_wr_* send API (-N).
 test_rc_pingpong() {
@@ -131,23 +120,6 @@ test_perftest_two_hosts() {
 
 # --- rping: rdma_cm over the kernel's GSI QP ---------------------------------------
 
-# pings LOG PREFIX: how many distinct pings 0..999 LOG shows.
-pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
-
-# 1000 pings; the client verifies every one (-V: the data read back matches).
-rping_pair() {
-	local n=1000 got
-	srv_start rping rping -s -a "$RDMA_IP1" -v -C "$n"
-	srv_wait_cm 7174
-	cli_run rping rping -c -a "$RDMA_IP1" -v -V -C "$n"
-	srv_finish
-	got=$(pings "$CLI_LOG" "")
-	[ "$got" = "$n" ] || fail "rping: the client saw $got distinct pings, expected $n"
-	got=$(pings "$SRV_LOG" "server ")
-	[ "$got" = "$n" ] || fail "rping: the server saw $got distinct pings, expected $n"
-	! grep -qi 'mismatch' "$CLI_LOG" "$CLI_LOG.err" || fail "rping: data mismatch"
-}
-
 test_rping() {
 	rdma_topo loopback
 	rping_pair
@@ -159,30 +131,6 @@ test_rping_two_hosts() {
 }
 
 # --- sroce_rc_test -------------------------------------------------------------------
-
-# rc_cases ARGS...: every case of sroce_rc_test (less rxe's deviations for
-# rxe), each must pass or skip.
-rc_cases() {
-	local prog=$SROCE_PROGS/sroce_rc_test x=() want=0 rc=0 n c
-	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
-	[ "$RDMA_KIND" = rxe ] && [ -n "$RXE_RC_TEST_DEVIATIONS" ] && x=(-x "$RXE_RC_TEST_DEVIATIONS")
-	for c in $("$prog" -l); do
-		[[ ",${x[1]:-}," == *",$c,"* ]] || want=$((want + 1))
-	done
-	printf '+ %s\n' "$prog -d $RDMA_DEV1 -D $RDMA_DEV2 -g $RDMA_GID1 -G $RDMA_GID2 ${x[*]} $*" >&2
-	timeout -k 5 1200 "$prog" -d "$RDMA_DEV1" -D "$RDMA_DEV2" -g "$RDMA_GID1" -G "$RDMA_GID2" \
-		"${x[@]}" "$@" >/tmp/rc_cases 2>/tmp/rc_cases.err || rc=$?
-	cat /tmp/rc_cases
-	sed 's/^/  stderr| /' /tmp/rc_cases.err
-	[ $rc != 124 ] || fail "sroce_rc_test timed out"
-	grep -q '^setup: FAIL' /tmp/rc_cases && fail "sroce_rc_test: $(grep '^setup: FAIL' /tmp/rc_cases)"
-	n=$(grep -cE '^[a-z0-9_]+: (pass|skip)' /tmp/rc_cases || true)
-	if grep -q ': FAIL' /tmp/rc_cases; then
-		fail "sroce_rc_test: $(grep -c ': FAIL' /tmp/rc_cases) failed: $(grep ': FAIL' /tmp/rc_cases | cut -d: -f1 | tr '\n' ' ')"
-	fi
-	[ $rc = 0 ] || fail "sroce_rc_test exited with status $rc"
-	[ "$n" = "$want" ] || fail "sroce_rc_test: $n cases reported, expected $want"
-}
 
 # A 9000-byte netdev: the "send" case runs at every path MTU up to 4096.
 test_rc_cases() {
