@@ -46,7 +46,10 @@ esac
 # missed; panic=-1 with -no-reboot turns the panic into a QEMU exit.
 # no_timer_check: on a loaded host the emulated IO-APIC timer check can
 # fail and panic the boot ("IO-APIC + timer doesn't work!").
-cmdline="console=ttyS0 quiet panic=-1 panic_on_warn=1 oops=panic no_timer_check"
+# log_buf_len: sroce's debug lines (dyndbg, tests/lib.sh) from a long ULP
+# test must not push the test's begin marker out of the kernel log, where
+# the harness looks for bad lines after it.
+cmdline="console=ttyS0 quiet panic=-1 panic_on_warn=1 oops=panic no_timer_check log_buf_len=32M"
 cmdline+=" sroce.src=$src $append"
 
 rc=0
