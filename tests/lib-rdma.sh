@@ -275,8 +275,9 @@ srv_start() {
 srv_stop() { kill "$SRV_PID" 2>/dev/null || true; wait "$SRV_PID" 2>/dev/null || true; }
 
 # _srv_wait DESC CMD...: poll CMD while the server lives, for
-# $RDMA_SRV_WAIT seconds (default 30).
-: "${RDMA_SRV_WAIT:=30}"
+# $RDMA_SRV_WAIT seconds (default 60: a loaded emulated guest can take
+# half a minute to start a tool from the 9p root).
+: "${RDMA_SRV_WAIT:=60}"
 _srv_wait() {
 	local desc=$1 deadline=$((SECONDS + RDMA_SRV_WAIT)) st=0
 	shift
