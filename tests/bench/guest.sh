@@ -142,34 +142,45 @@ perf_pair() {
 perf_line() { awk -v s="$1" '$1 == s && $2 ~ /^[0-9]+$/ { print; exit }' "$PERF_LOG"; }
 
 # bw NAME TOOL SIZE ARGS...: bandwidth (MB/s as perftest counts) and
-# message rate (Mpps).
+# message rate (Mpps).  A run that fails is tried again, and so is one
+# whose clock failed: perftest converts TSC cycles to time, and on a loaded
+# emulated host now and then prints a bandwidth of 0 for a run that did
+# complete messages.  No message completed at all is a result (0).
 bw() {
-	local name=$1 tool=$2 size=$3 line
+	local name=$1 tool=$2 size=$3 line try
 	shift 3
-	if perf_pair "$name" "$tool" -s "$size" -D "$SECS" "$@" && line=$(perf_line "$size") &&
-	   [ -n "$line" ]; then
-		sample "$name" bw_MBps "$(awk '{ print $4 }' <<<"$line")"
-		sample "$name" rate_Mpps "$(awk '{ print $5 }' <<<"$line")"
-	else
-		sample "$name" bw_MBps nan
-	fi
+	for try in 1 2 3; do
+		perf_pair "$name" "$tool" -s "$size" -D "$SECS" "$@" &&
+			line=$(perf_line "$size") && [ -n "$line" ] || continue
+		if awk '$2 > 0 && !($4 > 0) { exit 1 }' <<<"$line"; then
+			sample "$name" bw_MBps "$(awk '{ print $4 }' <<<"$line")"
+			sample "$name" rate_Mpps "$(awk '{ print $5 }' <<<"$line")"
+			return
+		fi
+		log "$name on $DEV: perftest's clock failed ($line), again"
+	done
+	sample "$name" bw_MBps nan
 }
 
 # lat NAME TOOL: 2-byte latency, perftest's t_typical (its median) and
 # t_avg, in microseconds.  perftest prints "inf" when its clock
-# calibration fails under emulation: recorded as nan.
+# calibration fails under emulation (on a loaded host, now and then): such
+# a run measured nothing and is tried again, up to three times in all.
 lat() {
-	local name=$1 tool=$2 line v
-	if perf_pair "$name" "$tool" -s 2 -n "$LAT_N" && line=$(perf_line 2) && [ -n "$line" ]; then
-		v=$(awk '{ print $5 }' <<<"$line")
-		[[ $v =~ ^[0-9.]+$ ]] || v=nan
-		sample "$name" lat_us "$v"
-		v=$(awk '{ print $6 }' <<<"$line")
-		[[ $v =~ ^[0-9.]+$ ]] || v=nan
-		sample "$name" lat_avg_us "$v"
-	else
-		sample "$name" lat_us nan
-	fi
+	local name=$1 tool=$2 line typ avg try
+	for try in 1 2 3; do
+		perf_pair "$name" "$tool" -s 2 -n "$LAT_N" && line=$(perf_line 2) &&
+			[ -n "$line" ] || continue
+		typ=$(awk '{ print $5 }' <<<"$line")
+		avg=$(awk '{ print $6 }' <<<"$line")
+		if [[ $typ =~ ^[0-9.]+$ && $avg =~ ^[0-9.]+$ ]]; then
+			sample "$name" lat_us "$typ"
+			sample "$name" lat_avg_us "$avg"
+			return
+		fi
+		log "$name on $DEV: perftest's clock failed (t_typical $typ), again"
+	done
+	sample "$name" lat_us nan
 }
 
 perf_all() {
