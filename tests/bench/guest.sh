@@ -131,10 +131,24 @@ perf_pair() {
 	if [ $rc != 0 ]; then
 		kill $spid 2>/dev/null
 		wait $spid 2>/dev/null
-		log "$name on $DEV failed (client exit $rc): $(tail -n 1 "$PERF_LOG")"
+		log "$name on $DEV failed (client exit $rc): $(grep . "$PERF_LOG" | tail -n 1)"
+		perf_keep "$log"
 		return 1
 	fi
-	wait $spid || { log "$name on $DEV: the server failed: $(tail -n 1 "$log.srv")"; return 1; }
+	if ! wait $spid; then
+		log "$name on $DEV: the server failed: $(grep . "$log.srv" | tail -n 1)"
+		perf_keep "$log"
+		return 1
+	fi
+}
+
+# perf_keep LOG: keep a failed attempt's logs (a retry reuses the names).
+perf_keep() {
+	local n=1
+	while [ -e "$1.failed$n.cli" ]; do n=$((n + 1)); done
+	cp "$1.cli" "$1.failed$n.cli"
+	cp "$1.srv" "$1.failed$n.srv"
+	dmesg | tail -n 20 >"$1.failed$n.dmesg"
 }
 
 # The result line of perftest's output: the first line starting with the
