@@ -12,6 +12,8 @@
 #                        provider warnings; part of "make check"
 #   make check-pair      the two-guest groups (twohost), not yet part of
 #                        "make check"
+#   make bench           sroce against rdma_rxe in one guest: table, JSON,
+#                        Documentation/performance-results.rst and plot
 #   make install         install the module (extra/), depmod, the provider
 #   make deps            install build and test dependencies (apt-get)
 #   make clean
@@ -52,6 +54,9 @@ check-style: deps
 	$(MAKE) all
 	scripts/run-tests.sh style
 
+bench: deps
+	scripts/bench.sh
+
 run: deps
 	$(MAKE) all
 	scripts/demo.sh
@@ -68,4 +73,4 @@ clean:
 	$(MAKE) -C tests/progs clean
 	rm -rf build
 
-.PHONY: all module provider progs deps check check-pair check-style run install clean
+.PHONY: all module provider progs deps check check-pair check-style bench run install clean

@@ -22,6 +22,8 @@ pkgs=(
 	nvme-cli fio nfs-kernel-server
 	# the wire audit (interop group): dumpcap and tshark's RoCEv2 dissector
 	tshark wireshark-common
+	# make bench: the bandwidth plot
+	python3-matplotlib
 )
 
 missing=()

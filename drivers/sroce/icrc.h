@@ -10,5 +10,7 @@ struct sk_buff;
 __le32 sroce_icrc(const struct sk_buff *skb);
 __le32 sroce_icrc_buf(const void *ip, unsigned int ip_len, const void *roce,
 		      unsigned int roce_len);
+void sroce_icrc_init(void);
+void sroce_icrc_uninit(void);
 
 #endif /* SROCE_ICRC_H */

@@ -3,13 +3,14 @@
  * rx.c - the receive path up to the QP: every check a packet must pass
  * before the responder or the completer sees it, each failure counted.
  *
- * Order: IP/UDP sanity, BTH (version, opcode, lengths, pad), ICRC, the
- * destination QP (or, for QP 0xffffff, every QP attached to the multicast
- * group, mcast.c) and its transport, state, P_Key and peer address.  Nothing
- * is trusted before the check that covers it: lengths come from the IP and
- * UDP headers only after they agree, the payload length only after the
- * opcode's header length and the pad count fit, and the contents only after
- * the ICRC matches.
+ * Order: IP/UDP sanity, ICRC (not for packets an sroce device of this host
+ * built and handed over without the IP stack: sroce_rx_local()), BTH
+ * (version, opcode, lengths, pad), the destination QP (or, for QP 0xffffff,
+ * every QP attached to the multicast group, mcast.c) and its transport,
+ * state, P_Key and peer address.  Nothing is trusted before the check that
+ * covers it: lengths come from the IP and UDP headers only after they agree,
+ * the payload length only after the opcode's header length and the pad
+ * count fit, and the contents only after the ICRC matches.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -138,13 +139,13 @@ static enum sroce_counter sroce_rx_check_qp(struct sroce_pkt *pkt)
 	return SROCE_CNT_MAX;
 }
 
-static enum sroce_counter sroce_rx_validate(struct sroce_pkt *pkt)
+static enum sroce_counter sroce_rx_validate(struct sroce_pkt *pkt, bool icrc)
 {
 	enum sroce_counter why;
 
 	if (skb_linearize(pkt->skb) || sroce_rx_check_ip_udp(pkt->skb))
 		return SROCE_CNT_RX_DROP_HEADER;
-	if (!sroce_rx_icrc_ok(pkt->skb))
+	if (icrc && !sroce_rx_icrc_ok(pkt->skb))
 		return SROCE_CNT_RX_DROP_ICRC;
 	__skb_pull(pkt->skb, sizeof(struct udphdr));
 	why = sroce_rx_parse(pkt);
@@ -175,16 +176,8 @@ void sroce_rx_to_qp(struct sroce_pkt *pkt)
 		sroce_comp_rcv(pkt);
 }
 
-/**
- * sroce_rx() - receive one RoCEv2 datagram
- * @sdev: the device whose netdev it arrived on (the caller holds a device
- *	reference)
- * @skb: the datagram, data at the UDP header, network and transport
- *	headers set; consumed
- *
- * Context: Softirq, or process context with BH disabled.
- */
-void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb)
+static void sroce_rx_one(struct sroce_dev *sdev, struct sk_buff *skb,
+			 bool icrc)
 {
 	struct sroce_pkt pkt = { .sdev = sdev, .skb = skb };
 	enum sroce_counter why;
@@ -193,7 +186,7 @@ void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (skb->len < sizeof(struct udphdr) + sizeof(struct sroce_bth) +
 		       SROCE_ICRC_SIZE)
 		return sroce_rx_drop(sdev, skb, SROCE_CNT_RX_DROP_SHORT);
-	why = sroce_rx_validate(&pkt);
+	why = sroce_rx_validate(&pkt, icrc);
 	if (why != SROCE_CNT_MAX)
 		return sroce_rx_drop(sdev, skb, why);
 	if (sroce_bth_qpn(pkt.bth) == SROCE_MULTICAST_QPN) {
@@ -209,4 +202,32 @@ void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb)
 	sroce_rx_to_qp(&pkt);
 	sroce_qp_put(pkt.qp);
 	kfree_skb(skb);
+}
+
+/**
+ * sroce_rx() - receive one RoCEv2 datagram from the network
+ * @sdev: the device whose netdev it arrived on (the caller holds a device
+ *	reference)
+ * @skb: the datagram, data at the UDP header, network and transport
+ *	headers set; consumed
+ *
+ * Context: Softirq, or process context with BH disabled.
+ */
+void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_rx_one(sdev, skb, true);
+}
+
+/**
+ * sroce_rx_local() - receive a packet an sroce device of this host built
+ * @sdev: the device owning its destination address (the caller holds a
+ *	device reference)
+ * @skb: as for sroce_rx(); its ICRC field is not filled in and not checked:
+ *	the packet never left this host's memory (net.c)
+ *
+ * Context: Process context with BH disabled, or softirq.
+ */
+void sroce_rx_local(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	sroce_rx_one(sdev, skb, false);
 }

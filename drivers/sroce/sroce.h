@@ -943,6 +943,7 @@ void sroce_resp_reset(struct sroce_qp *qp);
 
 /* rx.c */
 void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb);
+void sroce_rx_local(struct sroce_dev *sdev, struct sk_buff *skb);
 void sroce_rx_to_qp(struct sroce_pkt *pkt);
 
 /* selftest.c */
