@@ -356,30 +356,31 @@ counter() {
 # pingpong NAME TOOL ARGS...: a server/client pair, 100 iterations of 16 KiB;
 # -c on both ends: the client fills a pattern, the server checks it.
 pingpong() {
-	local name=$1 tool=$2
+	local name=$1 tool=$2 n=${PP_ITERS:-100}
 	shift 2
-	tool_pair "$name" 18515 -g "$tool" -c -n 100 -s 16384 "$@"
-	grep -q '100 iters in' "$CLI_LOG" || fail "$name: the client did not finish 100 iterations"
-	grep -q '100 iters in' "$SRV_LOG" || fail "$name: the server did not finish 100 iterations"
+	tool_pair "$name" 18515 -g "$tool" -c -n "$n" -s 16384 "$@"
+	grep -q "^$n iters in" "$CLI_LOG" || fail "$name: the client did not finish $n iterations"
+	grep -q "^$n iters in" "$SRV_LOG" || fail "$name: the server did not finish $n iterations"
 	! grep -qi 'invalid data' "$SRV_LOG" "$CLI_LOG" || fail "$name: the data arrived corrupted"
 }
 
 # pings LOG PREFIX: how many distinct pings 0..999 LOG shows.
 pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
 
-# rping_pair [N]: N pings (default 1000); the client verifies every one
-# (-V: the data read back matches).
+# rping_pair [N [ADDR]]: N pings (default 1000) to ADDR (default the
+# server's address, RDMA_IP1); the client verifies every one (-V: the data
+# read back matches) and both ends must have seen them all.
 rping_pair() {
-	local n=${1:-1000} got
-	srv_start rping rping -s -a "$RDMA_IP1" -v -C "$n"
+	local n=${1:-1000} addr=${2:-$RDMA_IP1} got
+	srv_start rping rping -s -a "$addr" -v -C "$n"
 	srv_wait_cm 7174
-	cli_run rping rping -c -a "$RDMA_IP1" -v -V -C "$n"
+	cli_run rping rping -c -a "$addr" -v -V -C "$n"
 	srv_finish
 	got=$(pings "$CLI_LOG" "")
-	[ "$got" = "$n" ] || fail "rping: the client saw $got distinct pings, expected $n"
+	[ "$got" = "$n" ] || fail "rping $addr: the client saw $got distinct pings, expected $n"
 	got=$(pings "$SRV_LOG" "server ")
-	[ "$got" = "$n" ] || fail "rping: the server saw $got distinct pings, expected $n"
-	! grep -qi 'mismatch' "$CLI_LOG" "$CLI_LOG.err" || fail "rping: data mismatch"
+	[ "$got" = "$n" ] || fail "rping $addr: the server saw $got distinct pings, expected $n"
+	! grep -qi 'mismatch' "$CLI_LOG" "$CLI_LOG.err" || fail "rping $addr: data mismatch"
 }
 
 # rc_cases [-t CASE,...] ARGS...: every case of sroce_rc_test, or those

@@ -23,18 +23,8 @@
 
 # --- the libibverbs pingpongs ---------------------------------------------------
 
-# pingpong NAME TOOL ARGS...: $PP_ITERS (100) exchanges, the receiver checks
-# the pattern (-c); both ends must report them all and no corruption.
-PP_ITERS=100
-pingpong() {
-	local name=$1 tool=$2
-	shift 2
-	tool_pair "$name" 18515 -g "$tool" -c -n "$PP_ITERS" "$@"
-	grep -q "^$PP_ITERS iters in" "$CLI_LOG" || fail "$name: the client did not finish $PP_ITERS iterations"
-	grep -q "^$PP_ITERS iters in" "$SRV_LOG" || fail "$name: the server did not finish $PP_ITERS iterations"
-	! grep -qi 'invalid data' "$SRV_LOG" "$CLI_LOG" || fail "$name: the data arrived corrupted"
-}
-
+# pingpong (tests/lib-rdma.sh): 100 exchanges, the receiver checks the
+# pattern (-c); -s below overrides its 16 KiB.
 # RC with one packet and with many per message (16 KiB at path MTU 1024),
 # through a completion channel, through the ibv_wr_* API; UC; SRQ; UD.
 pingpongs() {
@@ -110,23 +100,6 @@ test_perftest_sroce_server() {
 
 # --- rdma_cm: rping, ucmatose, udaddy ------------------------------------------------
 
-# pings LOG PREFIX: how many distinct pings LOG shows.
-pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
-
-# rping_pair ADDR: 200 pings to ADDR, every one read back and verified (-V).
-rping_pair() {
-	local addr=$1 n=200 got
-	srv_start rping rping -s -a "$addr" -v -C "$n"
-	srv_wait_cm 7174
-	cli_run rping rping -c -a "$addr" -v -V -C "$n"
-	srv_finish
-	got=$(pings "$CLI_LOG" "")
-	[ "$got" = "$n" ] || fail "rping $addr: the client saw $got distinct pings, expected $n"
-	got=$(pings "$SRV_LOG" "server ")
-	[ "$got" = "$n" ] || fail "rping $addr: the server saw $got distinct pings, expected $n"
-	! grep -qi 'mismatch' "$CLI_LOG" "$CLI_LOG.err" || fail "rping $addr: data mismatch"
-}
-
 # ucmatose: RC connections through rdma_cm, 10 messages each way on each.
 ucmatose_pair() {
 	srv_start ucmatose ucmatose -b "$RDMA_IP1" -c 2 -C 10
@@ -149,7 +122,7 @@ udaddy_pair() {
 }
 
 rdma_cm_tools() {
-	rping_pair "$RDMA_IP1"
+	rping_pair 200 "$RDMA_IP1"
 	ucmatose_pair
 	udaddy_pair
 }
@@ -167,12 +140,12 @@ test_rdma_cm_sroce_server() {
 # rdma_cm over IPv6, on devices whose GSI QP has sent nothing before.
 test_rping_ipv6_rxe_server() {
 	rdma_topo interop_rxe_server
-	rping_pair "$RDMA_IP6_1"
+	rping_pair 200 "$RDMA_IP6_1"
 }
 
 test_rping_ipv6_sroce_server() {
 	rdma_topo interop_sroce_server
-	rping_pair "$RDMA_IP6_1"
+	rping_pair 200 "$RDMA_IP6_1"
 }
 
 # IPv4 and then IPv6 through one GSI QP.  A sroce bug once failed it: the
@@ -182,8 +155,8 @@ test_rping_ipv6_sroce_server() {
 # look every route up" (Documentation/interop.rst).
 test_rping_ipv4_then_ipv6() {
 	rdma_topo interop_sroce_server
-	rping_pair "$RDMA_IP1"
-	rping_pair "$RDMA_IP6_1"
+	rping_pair 200 "$RDMA_IP1"
+	rping_pair 200 "$RDMA_IP6_1"
 }
 
 # --- wire audit ------------------------------------------------------------------------
@@ -287,7 +260,7 @@ test_wire_audit() {
 	rdma_topo interop_sroce_server
 	capture_start "$INTEROP_NS" st-i1
 	audit_traffic
-	rping_pair "$RDMA_IP6_1"
+	rping_pair 200 "$RDMA_IP6_1"
 	interop_swap
 	audit_traffic
 	capture_stop

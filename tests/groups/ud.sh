@@ -36,17 +36,6 @@ RXE_UD_TEST_DEVIATIONS=privileged_qkey,too_big,mcast
 
 # --- the libibverbs pingpongs -------------------------------------------------
 
-# pingpong NAME TOOL ARGS...: a server/client pair, 100 iterations; -c on
-# both ends: the client fills a pattern, the server checks it.
-pingpong() {
-	local name=$1 tool=$2
-	shift 2
-	tool_pair "$name" 18515 -g "$tool" -c -n 100 "$@"
-	grep -q '100 iters in' "$CLI_LOG" || fail "$name: the client did not finish 100 iterations"
-	grep -q '100 iters in' "$SRV_LOG" || fail "$name: the server did not finish 100 iterations"
-	! grep -qi 'invalid data' "$SRV_LOG" "$CLI_LOG" || fail "$name: the data arrived corrupted"
-}
-
 # UD: one packet per message, at most the path MTU (1024 on a 1500-byte
 # netdev, the pingpong's default); UC: 16 KiB messages of 16 packets.
 ud_uc_pingpongs() {
