@@ -44,7 +44,9 @@ struct sroce_dev;
  * @SROCE_CNT_TX_ERRORS: packets that could not be sent (no route, no memory)
  * @SROCE_CNT_RETRANSMITS: go-back-N retransmissions started
  * @SROCE_CNT_TIMEOUTS: local ACK timeouts
- * @SROCE_CNT_SEQ_NAKS_SENT: PSN sequence error NAKs sent
+ * @SROCE_CNT_SEQ_NAKS_SENT: PSN sequence error NAKs sent (one held back
+ *	behind READ responses counts too, even when the missing packet arrives
+ *	and an ACK replaces it)
  * @SROCE_CNT_SEQ_NAKS_RCVD: PSN sequence error NAKs received
  * @SROCE_CNT_RNR_NAKS_SENT: RNR NAKs sent
  * @SROCE_CNT_RNR_NAKS_RCVD: RNR NAKs received

@@ -80,6 +80,28 @@ static struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome,
 	return skb;
 }
 
+/*
+ * Whether a new ACK/NAK replaces the one held back: an ACK replaces an ACK;
+ * a NAK replaces an ACK; an ACK replaces a sequence or RNR NAK once it
+ * acknowledges the PSN that NAK was about (the packet asked for arrived
+ * meanwhile: sending the NAK would make the requester resend for nothing).
+ * A fatal NAK is never replaced: the QP is going to the error state.
+ */
+static bool sroce_resp_ack_replaces(const struct sroce_resp_ack *p,
+				    u8 syndrome, u32 psn)
+{
+	u8 held = p->syndrome & SROCE_AETH_TYPE_MASK;
+
+	if (!p->valid || held == SROCE_AETH_ACK)
+		return true;
+	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
+		return false;
+	if (held == SROCE_AETH_NAK &&
+	    p->syndrome != (SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR))
+		return false;
+	return sroce_psn_diff(psn, p->psn) >= 0;
+}
+
 /* Send an ACK or NAK now, or hold it back behind queued responses. */
 static void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
 			   struct sk_buff_head *out)
@@ -89,9 +111,7 @@ static void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
 
 	lockdep_assert_held(&qp->resp.lock);
 	if (qp->resp.queued || qp->resp.owed_busy) {
-		/* A NAK already held back is not overridden by an ACK. */
-		if (!p->valid || (p->syndrome & SROCE_AETH_TYPE_MASK) ==
-				 SROCE_AETH_ACK) {
+		if (sroce_resp_ack_replaces(p, syndrome, psn)) {
 			p->valid = true;
 			p->syndrome = syndrome;
 			p->psn = psn;
