@@ -57,6 +57,10 @@ pair_on_exit() {
 		echo "exit status $rc" >"$PAIR_DIR/$SROCE_PAIR_TEST.failed.$PAIR_ROLE"
 		rdma statistic show link sroce0/1 2>/dev/null
 	fi
+	# What the group built on the device goes before the device does.
+	if declare -F pair_group_cleanup >/dev/null; then
+		pair_group_cleanup
+	fi
 	rdma_cleanup
 	if [ $rc != 0 ] && [ $rc != 4 ] && declare -F pair_keep_evidence >/dev/null; then
 		pair_keep_evidence
@@ -64,13 +68,15 @@ pair_on_exit() {
 	return 0
 }
 
-# pair_topo MTU [PMTU]: this guest's end of the wire, eth0 at MTU, sroce0
-# on it; describes both ends as rdma_topo does (RDMA_DEV1/2, RDMA_GID1/2,
+# pair_topo MTU [KIND_A KIND_B]: this guest's end of the wire, eth0 at
+# MTU, an RDMA device on it: sroce0, or rxe0 where this guest's KIND
+# (default sroce) says rxe; describes both ends as rdma_topo does
+# (RDMA_DEV1/2, RDMA_GID1/2,
 # RDMA_IP1/2, RDMA_IP6_1/2), the GIDs of the IPv4 addresses, and
 # RDMA_GID6_1/2, the GIDs of the IPv6 ones.  The other end's GID indexes
 # come over /run/pair.
 pair_topo() {
-	local mtu=$1 n gid gid6 other
+	local mtu=$1 kind_a=${2:-sroce} kind_b=${3:-sroce} kind dev n gid gid6 other
 	[ -n "$PAIR_ROLE" ] || skip "not in a two-guest run (scripts/vm/run-pair.sh)"
 	# The test function (test_*) calling us, however deep: it names the
 	# signal files.
@@ -88,15 +94,26 @@ pair_topo() {
 	run ip addr add "10.8.0.$n/24" dev eth0
 	run ip addr add "fd00:8::$n/64" dev eth0 nodad
 	run ip link set eth0 up
-	sroce_load
-	run rdma link add sroce0 type sroce netdev eth0
-	wait_for 10 gid_present sroce0 "::ffff:10.8.0.$n"
-	wait_for 10 gid_present sroce0 "fd00:8::$n"
-	gid=$(gid_index sroce0 "10.8.0.$n") || fail "no RoCE v2 GID for 10.8.0.$n"
-	gid6=$(gid_index6 sroce0 "fd00:8::$n") || fail "no RoCE v2 GID for fd00:8::$n"
+	[ "$PAIR_ROLE" = a ] && kind=$kind_a || kind=$kind_b
+	if [ "$kind" = rxe ]; then
+		# rxe holds UDP 4791 from its loading on: no sroce here.
+		sroce_loaded && run rmmod sroce
+		RDMA_RXE_USED=1
+		run modprobe rdma_rxe
+		run rdma link add rxe0 type rxe netdev eth0
+		dev=rxe0
+	else
+		sroce_load
+		run rdma link add sroce0 type sroce netdev eth0
+		dev=sroce0
+	fi
+	wait_for 10 gid_present "$dev" "::ffff:10.8.0.$n"
+	wait_for 10 gid_present "$dev" "fd00:8::$n"
+	gid=$(gid_index "$dev" "10.8.0.$n") || fail "no RoCE v2 GID for 10.8.0.$n"
+	gid6=$(gid_index6 "$dev" "fd00:8::$n") || fail "no RoCE v2 GID for fd00:8::$n"
 	pair_signal topo "$gid $gid6"
 	read -r -a other <<<"$(pair_wait topo)"
-	RDMA_DEV1=sroce0 RDMA_DEV2=sroce0 RDMA_NS1=() RDMA_NS2=()
+	RDMA_DEV1=${kind_a}0 RDMA_DEV2=${kind_b}0 RDMA_NS1=() RDMA_NS2=()
 	RDMA_IP1=10.8.0.1 RDMA_IP2=10.8.0.2 RDMA_IP6_1=fd00:8::1 RDMA_IP6_2=fd00:8::2
 	if [ $n = 1 ]; then
 		RDMA_GID1=$gid RDMA_GID6_1=$gid6 RDMA_GID2=${other[0]} RDMA_GID6_2=${other[1]}
