@@ -92,9 +92,10 @@ active_mtu() { ibv_devinfo -d sroce0 | awk '/active_mtu/ { print $2 }'; }
 test_port_follows_netdev() {
 	local w
 	topo_loopback
-	ibv_asyncwatch -d sroce0 >/tmp/async 2>&1 &
+	stdbuf -oL ibv_asyncwatch -d sroce0 >/tmp/async 2>&1 &
 	w=$!
-	sleep 1
+	# It prints its event FD once it listens: a slow guest takes a while.
+	wait_for 60 grep -q 'async event FD' /tmp/async
 	run ip link set st-d0 down
 	wait_for 10 test "$(port_state sroce0)" = DOWN
 	wait_for 10 grep -q 'IBV_EVENT_PORT_ERR' /tmp/async
