@@ -12,6 +12,9 @@
 #                        provider warnings; part of "make check"
 #   make check-pair      the two-guest groups (twohost), not yet part of
 #                        "make check"
+#   make check-debug     every guest group on a KASAN + lockdep + kmemleak
+#                        kernel built from linux-source-6.1 (cached in
+#                        build/debug-kernel; the first build takes long)
 #   make bench           sroce against rdma_rxe in one guest: table, JSON,
 #                        Documentation/performance-results.rst and plot
 #   make install         install the module (extra/), depmod, the provider
@@ -54,6 +57,9 @@ check-style: deps
 	$(MAKE) all
 	scripts/run-tests.sh style
 
+check-debug: deps
+	scripts/check-debug.sh $(T)
+
 bench: deps
 	scripts/bench.sh
 
@@ -73,4 +79,4 @@ clean:
 	$(MAKE) -C tests/progs clean
 	rm -rf build
 
-.PHONY: all module provider progs deps check check-pair check-style bench run install clean
+.PHONY: all module provider progs deps check check-pair check-style check-debug bench run install clean

@@ -24,6 +24,8 @@ pkgs=(
 	tshark wireshark-common
 	# make bench: the bandwidth plot
 	python3-matplotlib
+	# make check-debug: building the debug kernel from linux-source-6.1
+	bc bison flex libelf-dev libssl-dev
 )
 
 missing=()

@@ -4,7 +4,8 @@
 # Run test groups and report.  Host groups run here; guest groups run in a
 # throw-away QEMU guest booting Debian's kernel (scripts/vm/run-guest.sh).
 #
-# usage: run-tests.sh [GROUP...]        (default: every group but where=pair)
+# usage: run-tests.sh [GROUP...]        (default: every group but where=pair;
+#                                        SROCE_WHERE=guest: only guest groups)
 #        SROCE_TESTS="name ..." run-tests.sh GROUP   only those tests
 #
 # Each tests/groups/<name>.sh declares where it runs and its place in the
@@ -36,6 +37,7 @@ all_groups() {
 	for f in "$root"/tests/groups/*.sh; do
 		g=$(basename "$f" .sh)
 		[ "$(group_meta "$g" where)" != pair ] || [ "${SROCE_PAIR_GROUPS:-0}" = 1 ] || continue
+		[ -z "${SROCE_WHERE:-}" ] || [ "$(group_meta "$g" where)" = "$SROCE_WHERE" ] || continue
 		printf '%s %s\n' "$(group_meta "$g" order)" "$g"
 	done | sort -n | awk '{ print $2 }'
 }

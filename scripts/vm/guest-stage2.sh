@@ -41,6 +41,13 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 src "$src"; th
 	poweroff_now
 fi
 
+# The debug kernel's modules (make check-debug) in place of the host's.
+mods=$(sed -n 's/.*sroce\.modules=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ -n "$mods" ] && ! mount --bind "$mods" /lib/modules; then
+	echo "sroce-guest: cannot mount the kernel's modules from $mods" >/dev/console
+	poweroff_now
+fi
+
 hostname sroce-guest 2>/dev/null
 ip link set lo up
 echo 1 >/proc/sys/kernel/sysrq

@@ -6,11 +6,13 @@
 # host's root filesystem read-only over 9p and switches into it.
 #
 # usage: mkinitrd.sh KVER OUTPUT
+# SROCE_MODROOT: where the kernel's lib/modules tree is, when it is not the
+# host's (the debug kernel of "make check-debug": scripts/debug-kernel.sh).
 set -euo pipefail
 
 kver=$1
 out=$2
-moddir=/lib/modules/$kver
+moddir=${SROCE_MODROOT:-}/lib/modules/$kver
 busybox=/bin/busybox
 
 [ -d "$moddir" ] || { echo "mkinitrd: $moddir missing (install linux-image-$kver)" >&2; exit 1; }
@@ -27,7 +29,14 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work"/{bin,dev,proc,sys,newroot,modules}
 cp "$busybox" "$work/bin/busybox"
 
+# A kernel that has some of them built in, or not configured at all (the
+# debug kernel: virtio and 9p built in, no fscache), needs only the rest.
+listed() { grep -q "/$1\.ko\$" "$moddir/$2" 2>/dev/null; }
+load=
 for m in $mods; do
+	listed "$m" modules.builtin && continue
+	[ -f "$moddir/modules.order" ] && ! listed "$m" modules.order && continue
+	load+=" $m"
 	f=$(find "$moddir/kernel" -name "$m.ko*" | head -n1)
 	[ -n "$f" ] || { echo "mkinitrd: module $m not found under $moddir" >&2; exit 1; }
 	case "$f" in
@@ -36,7 +45,7 @@ for m in $mods; do
 	*) cp "$f" "$work/modules/$m.ko" ;;
 	esac
 done
-echo "$mods" | tr -s ' \n' '\n' | grep . >"$work/modules/order"
+echo "$load" | tr -s ' \n' '\n' | { grep . || true; } >"$work/modules/order"
 
 cat >"$work/init" <<'EOF'
 #!/bin/busybox sh

@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# "make check-debug": the guest test groups on a KASAN + lockdep + kmemleak
+# kernel built from Debian's linux-source-6.1 (scripts/debug-kernel.sh,
+# cached under build/debug-kernel).  sroce.ko and the test kernel modules
+# are built against that kernel for the run and rebuilt for the stock one
+# afterwards.  Any KASAN/lockdep/DEBUG_OBJECTS report in the guest log
+# fails the test it happened in (tests/lib.sh); kmemleak is scanned after
+# every group (tests/guest-main.sh).
+#
+# usage: check-debug.sh [GROUP...]   (default: every guest group)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+dk=${SROCE_DEBUG_KERNEL:-$root/build/debug-kernel}
+export SROCE_DEBUG_KERNEL=$dk
+
+"$root/scripts/debug-kernel.sh"
+release=$("$root/scripts/debug-kernel.sh" -p)
+echo "check-debug: kernel $release (built in $(cat "$dk/build-seconds") s)"
+
+make -C "$root" provider progs
+make -C "$root" module KDIR="$dk/obj"
+
+export SROCE_KVER=$release
+export SROCE_VMLINUZ=$dk/obj/arch/x86/boot/bzImage
+export SROCE_MODROOT=$dk/mods
+export SROCE_WHERE=guest
+# KASAN and lockdep under emulation: everything is several times slower.
+export SROCE_TEST_TIMEOUT=${SROCE_TEST_TIMEOUT:-900}
+export SROCE_GUEST_TIMEOUT=${SROCE_GUEST_TIMEOUT:-21600}
+
+rc=0
+"$root/scripts/run-tests.sh" "$@" || rc=$?
+echo "check-debug: rebuilding sroce.ko for the stock kernel"
+make -C "$root" module >/dev/null
+exit "$rc"
