@@ -591,8 +591,8 @@ static int sroce_qp_transition(struct sroce_qp *qp, enum ib_qp_state cur,
  * The transition and the mask are checked against the IBTA state machine
  * (ib_modify_qp_is_ok()) from the QP's real state and every attribute
  * against sroce's limits before anything changes; a current state given
- * with IB_QP_CUR_STATE must be the real one.  Moving to ERR flushes every outstanding work request;
- * moving to RESET discards them.
+ * with IB_QP_CUR_STATE must be the real one.  Moving to ERR flushes every
+ * outstanding work request; moving to RESET discards them.
  *
  * Context: Process context. May sleep. Takes qp->modify_lock.
  * Return: 0, or -EINVAL (also for a wrong IB_QP_CUR_STATE; -EOPNOTSUPP for
