@@ -387,8 +387,8 @@ static int sroce_fetch_one(struct sroce_qp *qp, u32 idx, struct sroce_swqe *w)
  * @qp: a user QP
  *
  * A work request that fails validation completes with
- * IB_WC_LOC_QP_OP_ERR and fails the QP; an impossible producer index fails
- * the QP too.
+ * IB_WC_LOC_QP_OP_ERR and fails the QP; an impossible producer index (past
+ * a full ring, or behind work requests already fetched) fails the QP too.
  *
  * Context: Any context. Caller holds qp->sq.lock.
  * Return: 0, or -EINVAL when the QP failed.
@@ -401,7 +401,13 @@ int sroce_sq_fetch(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->sq.lock);
 	prod = sroce_ring_load_prod(&qp->sq.ring);
-	if (!sroce_ring_count_valid(&qp->sq.ring, prod, qp->sq.cons))
+	/*
+	 * The producer may only move forward from what was fetched
+	 * (qp->sq.prod), and no further than a full ring past the consumer:
+	 * one that went back would make the loop below run up to 2^32 times.
+	 */
+	if (!sroce_ring_count_valid(&qp->sq.ring, prod, qp->sq.cons) ||
+	    prod - qp->sq.cons < qp->sq.prod - qp->sq.cons)
 		return -EINVAL;
 	while (qp->sq.prod != prod) {
 		w = &qp->sq.wqe[sroce_sq_slot(qp, qp->sq.prod)];

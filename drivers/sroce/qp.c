@@ -589,12 +589,14 @@ static int sroce_qp_transition(struct sroce_qp *qp, enum ib_qp_state cur,
  * @udata: no driver data
  *
  * The transition and the mask are checked against the IBTA state machine
- * (ib_modify_qp_is_ok()) and every attribute against sroce's limits before
- * anything changes.  Moving to ERR flushes every outstanding work request;
- * moving to RESET discards them.
+ * (ib_modify_qp_is_ok()) from the QP's real state and every attribute
+ * against sroce's limits before anything changes; a current state given
+ * with IB_QP_CUR_STATE must be the real one.  Moving to ERR flushes every
+ * outstanding work request; moving to RESET discards them.
  *
  * Context: Process context. May sleep. Takes qp->modify_lock.
- * Return: 0, or -EINVAL (-EOPNOTSUPP for path migration and rate limits).
+ * Return: 0, or -EINVAL (also for a wrong IB_QP_CUR_STATE; -EOPNOTSUPP for
+ * path migration and rate limits).
  */
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
@@ -608,10 +610,12 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		return err;
 	mutex_lock(&qp->modify_lock);
-	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state :
-					   READ_ONCE(qp->state);
+	cur = READ_ONCE(qp->state);
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	err = -EINVAL;
+	/* The caller's idea of the current state is checked, never believed. */
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
+		goto out_unlock;
 	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
 		goto out_unlock;
 	err = sroce_qp_check_attr(qp, attr, mask);

@@ -158,8 +158,19 @@ static bool sroce_resp_get_wqe(struct sroce_qp *qp, int *err)
 	*err = 0;
 	if (qp->resp.have_wqe)
 		return true;
-	if (!sroce_rq_take(qp, rq, &qp->resp.wqe, err))
+	/*
+	 * A receive WQE the process wrote wrong, or an impossible producer
+	 * index, fails the QP on every transport: RC NAKs and fails it on its
+	 * way out (sroce_resp_nak()); UC and UD, which send nothing back, fail
+	 * it here.
+	 */
+	if (!sroce_rq_take(qp, rq, &qp->resp.wqe, err)) {
+		if (*err && qp->ibqp.qp_type != IB_QPT_RC)
+			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 		return false;
+	}
+	if (*err && qp->ibqp.qp_type != IB_QPT_RC)
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 	qp->resp.have_wqe = true;
 	qp->resp.offset = 0;
 	return true;

@@ -94,7 +94,8 @@ err_dec_count:
  * @udata: no driver data
  *
  * Context: Process context.
- * Return: 0, -EOPNOTSUPP for a resize, -EINVAL for a limit past the size.
+ * Return: 0, -EOPNOTSUPP for a resize, -EINVAL for a limit past the size or
+ * an unknown mask bit.
  */
 int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
@@ -105,6 +106,8 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	err = sroce_udata_none(udata);
 	if (err)
 		return err;
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return -EINVAL;
 	if (mask & IB_SRQ_MAX_WR)
 		return -EOPNOTSUPP;
 	if (mask & IB_SRQ_LIMIT) {

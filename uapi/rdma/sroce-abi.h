@@ -108,12 +108,30 @@
  * The kernel trusts nothing the process writes.  It keeps its own copy of
  * every index it owns (the shared copy is only a report), reads the other
  * side's index once per batch and requires
- * 0 <= producer - consumer <= num_slots, copies each element out of the
- * ring before looking at it, and validates every field of the copy.  A
- * process that breaks the rules only breaks its own queue pair or queue
- * (error completions, an error state, an async event); it cannot make the
- * kernel read or write outside the ring or outside its own registered
- * memory.
+ * 0 <= producer - consumer <= num_slots (and, for a send queue, that the
+ * producer never moves back behind WQEs the kernel already took), copies
+ * each element out of the ring before looking at it, and validates every
+ * field of the copy.  A process that breaks the rules only breaks its own
+ * queue pair or queue; it cannot make the kernel read or write outside the
+ * ring or outside its own registered memory.  What it gets:
+ *
+ *   send WQE that fails validation   the WQE completes with
+ *                                    IBV_WC_LOC_QP_OP_ERR (a bad lkey or
+ *                                    an SGE outside its region, when the
+ *                                    data is read: IBV_WC_LOC_PROT_ERR),
+ *                                    the QP goes to ERR, later WQEs flush
+ *   impossible send producer index   the QP goes to ERR, IB_EVENT_QP_FATAL
+ *   receive WQE that fails           when a message needs it: the WQE
+ *   validation, impossible receive   completes with IBV_WC_LOC_QP_OP_ERR
+ *   or SRQ producer index            (or _LOC_PROT_ERR), the receiving QP
+ *                                    goes to ERR (RC: the sender gets a
+ *                                    NAK; UC, UD: IB_EVENT_QP_FATAL)
+ *   impossible CQ consumer index     the CQ counts as full: completions
+ *                                    are lost, IB_EVENT_CQ_ERR once, and
+ *                                    RESIZE_CQ fails with EINVAL
+ *
+ * Doorbells and MODIFY_QP still answer 0 for such a QP; the kernel logs
+ * nothing about it above debug level.
  *
  * The kernel never writes an index the process owns, and the process
  * never writes one the kernel owns.  Both indices start equal (at 0) when

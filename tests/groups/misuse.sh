@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sroce-test: where=guest order=58
+#
+# Hostile userspace (issue 8): tests/progs/sroce_misuse opens sroce's uverbs
+# file itself and sends invalid commands (bad handles, sizes, flags,
+# addresses, reserved fields, double destroy, use after destroy, bad mmaps)
+# and corrupts the rings of its own QPs, CQs and SRQs (wild indices, bad
+# WQEs, a thread scribbling while another rings doorbells).  Only that
+# process may suffer: every command gets a clean errno, every corrupt queue
+# fails alone; the kernel logs nothing at warning level or above, a
+# well-behaved process running at the same time passes, sroce's object
+# counts come back, and the module unloads.
+#
+#     [ sroce0 ]   misuse program and well-behaved traffic, loopback
+#         |
+#     [ st-d0 ]  dummy, 10.5.0.1/24 (topo_loopback)
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib-rdma.sh"
+
+MISUSE=$SROCE_PROGS/sroce_misuse
+# The case lists of sroce_misuse: commands, and rings.
+MISUSE_CMD_CASES=get_context,headers,pd,cq,qp_create,qp_modify,post,srq,mr,mw_ah,mmap,cross_context
+MISUSE_RING_CASES=sq_prod_huge,sq_prod_backwards,bad_send_wqes,ud_bad_ah,bad_recv_wqes,srq_garbage,cq_cons_wild,cq_resize,reset_wild,err_doorbells,scribble
+
+# kmsg_mark NAME: a line in the kernel log to look from.
+kmsg_mark() { echo "sroce-misuse: mark $1" >/dev/kmsg; }
+
+# kmsg_quiet NAME: since the mark, the kernel logged nothing at warning
+# level or above (sroce's ratelimited debug lines are level 7).
+kmsg_quiet() {
+	local loud
+	loud=$(dmesg -r | sed -n "/sroce-misuse: mark $1\$/,\$p" | grep -E '^<[0-4]>' || true)
+	[ -z "$loud" ] || fail "the kernel logged at warning level or above: $(head -n 3 <<<"$loud")"
+}
+
+# objects_back BASELINE: sroce's object counts return to BASELINE (what
+# "sroce_objects" printed before) within 30 s.
+objects_same() { [ "$(sroce_objects)" = "$1" ]; }
+objects_back() {
+	local deadline=$((SECONDS + 30))
+	until objects_same "$1"; do
+		[ $SECONDS -lt $deadline ] || fail "objects not back: before: $(echo $1) now: $(sroce_objects | tr '\n' ' ')"
+		sleep 0.5
+	done
+}
+
+# misuse NAME CASES [ARGS...]: run sroce_misuse's CASES; every one must pass.
+misuse() {
+	local name=$1 cases=$2 rc=0 n want
+	shift 2
+	[ -x "$MISUSE" ] || fail "$MISUSE not built (make -C tests/progs)"
+	want=$(tr ',' '\n' <<<"$cases" | grep -c .)
+	printf '+ %s\n' "$MISUSE -d $RDMA_DEV1 -g $RDMA_GID1 -t $cases $*" >&2
+	timeout -k 5 150 "$MISUSE" -d "$RDMA_DEV1" -g "$RDMA_GID1" -t "$cases" "$@" \
+		>"/tmp/$name.out" 2>&1 || rc=$?
+	cat "/tmp/$name.out"
+	[ $rc != 124 ] || fail "$name: sroce_misuse timed out"
+	! grep -q ': FAIL' "/tmp/$name.out" || fail "$name: $(grep -m1 ': FAIL' "/tmp/$name.out")"
+	[ $rc = 0 ] || fail "$name: sroce_misuse exited with status $rc: $(tail -n 1 "/tmp/$name.out")"
+	n=$(grep -cE '^[a-z0-9_]+: pass$' "/tmp/$name.out" || true)
+	[ "$n" = "$want" ] || fail "$name: $n cases passed, expected $want"
+}
+
+# Every case of sroce_misuse (one test, to stay within the group's time
+# budget) beside a well-behaved process: ibv_rc_pingpong with its data
+# checked (-c) runs while sroce_misuse goes through every case, and must
+# complete; then sroce_rc_test's data cases on the same device.
+test_misuse_beside_good_traffic() {
+	local before
+	rdma_topo loopback
+	before=$(sroce_objects)
+	kmsg_mark beside
+	srv_start pingpong ibv_rc_pingpong -d "$RDMA_DEV1" -g "$RDMA_GID1" -c -n 1000 -s 4096
+	srv_wait_tcp 18515
+	timeout -k 5 "$RDMA_TOOL_TIMEOUT" ibv_rc_pingpong -d "$RDMA_DEV2" -g "$RDMA_GID2" -c \
+		-n 1000 -s 4096 "$RDMA_IP1" >/tmp/pingpong.cli 2>&1 &
+	local cli=$!
+	RDMA_BG_PIDS+=("$cli")
+	misuse all "$MISUSE_CMD_CASES,$MISUSE_RING_CASES" -s 8
+	kill -0 "$cli" 2>/dev/null || kill -0 "$SRV_PID" 2>/dev/null ||
+		echo "note: the pingpong finished before the misuse program"
+	wait "$cli" || { cat /tmp/pingpong.cli; fail "ibv_rc_pingpong client failed beside the misuse"; }
+	cat /tmp/pingpong.cli
+	srv_finish
+	grep -q '1000 iters in' /tmp/pingpong.cli || fail "the pingpong client did not finish 1000 iterations"
+	! grep -qi 'invalid data' "$SRV_LOG" /tmp/pingpong.cli || fail "the pingpong data arrived corrupted"
+	rc_cases -t send,rdma_write,rdma_read -m 1024
+	objects_back "$before"
+	kmsg_quiet beside
+}
+
+# SIGKILL in the middle of the scribble: the kernel tears the context
+# down under a scribbled ring with work in flight; a good pingpong works
+# afterwards, the objects come back and the module unloads.
+test_kill9() {
+	local before pid i
+	rdma_topo loopback
+	before=$(sroce_objects)
+	kmsg_mark kill9
+	"$MISUSE" -d "$RDMA_DEV1" -g "$RDMA_GID1" -K >/tmp/kill9.out 2>&1 &
+	pid=$!
+	RDMA_BG_PIDS+=("$pid")
+	for i in $(seq 300); do
+		has scribbling </tmp/kill9.out && break
+		kill -0 "$pid" 2>/dev/null || { cat /tmp/kill9.out; fail "sroce_misuse -K exited early"; }
+		sleep 0.2
+	done
+	has scribbling </tmp/kill9.out || fail "sroce_misuse -K never started scribbling"
+	sleep 3
+	kill -0 "$pid" 2>/dev/null || { cat /tmp/kill9.out; fail "sroce_misuse -K died by itself"; }
+	run kill -9 "$pid"
+	wait "$pid" 2>/dev/null || true
+	cat /tmp/kill9.out
+	objects_back "$before"
+	pingpong rc_pingpong ibv_rc_pingpong
+	objects_back "$before"
+	kmsg_quiet kill9
+	run rdma link delete sroce0
+	wait_for 30 sroce_check_no_objects
+	run rmmod sroce
+	! sroce_loaded || fail "sroce still loaded after rmmod"
+}
+
+t_main
