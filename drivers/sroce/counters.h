@@ -40,6 +40,12 @@ struct sroce_dev;
  * @SROCE_CNT_RX_DROP_DUP: duplicate request dropped (after re-ACKing)
  * @SROCE_CNT_RX_DROP_MCAST: dropped, multicast datagram for a group no QP
  *	of this device is attached to
+ * @SROCE_CNT_RX_DROP_SEQ: dropped without a word, RC request past the
+ *	expected PSN while a PSN sequence or RNR NAK is outstanding (the
+ *	packet that caused the NAK is counted in seq_naks_sent or
+ *	rnr_naks_sent)
+ * @SROCE_CNT_RX_UD_RECV: UD datagrams that consumed a receive WQE (one per
+ *	attached QP for multicast), with a successful or an error completion
  * @SROCE_CNT_TX_PACKETS: packets sent
  * @SROCE_CNT_TX_ERRORS: packets that could not be sent (no route, no memory)
  * @SROCE_CNT_RETRANSMITS: go-back-N retransmissions started
@@ -56,7 +62,9 @@ struct sroce_dev;
  * @SROCE_CNT_LINK_DOWNED: port went from ACTIVE to DOWN
  * @SROCE_CNT_MAX: number of counters
  *
- * Every packet sroce drops is counted where it is dropped.
+ * Every packet sroce drops is counted where it is dropped: in an rx_drop_*
+ * counter, rx_dup_resp, or, for an RC request it refuses with a NAK, in
+ * the NAK's counter.
  */
 enum sroce_counter {
 	SROCE_CNT_RX_PACKETS,
@@ -76,6 +84,8 @@ enum sroce_counter {
 	SROCE_CNT_RX_DUP_RESP,
 	SROCE_CNT_RX_DROP_DUP,
 	SROCE_CNT_RX_DROP_MCAST,
+	SROCE_CNT_RX_DROP_SEQ,
+	SROCE_CNT_RX_UD_RECV,
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_ERRORS,
 	SROCE_CNT_RETRANSMITS,

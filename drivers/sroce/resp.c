@@ -585,12 +585,15 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	if (d < 0)
 		return sroce_resp_duplicate(qp, pkt, out);
 	if (d > 0) {
-		if (!resp->nak_sent) {
-			resp->nak_sent = true;
-			sroce_count(pkt->sdev, SROCE_CNT_SEQ_NAKS_SENT);
-			sroce_resp_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
-				       resp->epsn, out);
+		if (resp->nak_sent) {
+			/* One NAK per gap; the rest is dropped silently. */
+			sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_SEQ);
+			return;
 		}
+		resp->nak_sent = true;
+		sroce_count(pkt->sdev, SROCE_CNT_SEQ_NAKS_SENT);
+		sroce_resp_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
+			       resp->epsn, out);
 		return;
 	}
 	resp->nak_sent = false;
@@ -716,6 +719,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_NO_RECV);
 		return;
 	}
+	sroce_count(pkt->sdev, SROCE_CNT_RX_UD_RECV);
 	if (err || SROCE_GRH_BYTES + pkt->paylen > qp->resp.wqe.length) {
 		sroce_resp_fail_recv(qp, err ? IB_WC_LOC_QP_OP_ERR :
 					       IB_WC_LOC_LEN_ERR);
@@ -760,6 +764,7 @@ void sroce_resp_rcv(struct sroce_pkt *pkt)
 	spin_lock(&qp->resp.lock);
 	if (qp->dead) {
 		spin_unlock(&qp->resp.lock);
+		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QP_STATE);
 		return;
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_RTR && !qp->resp.comm_est) {
