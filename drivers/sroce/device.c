@@ -35,9 +35,25 @@
 #define SROCE_VERSION_MINOR 1
 #define SROCE_VERSION_PATCH 0
 
+/*
+ * Lower limits, for tests: the defaults are the maxima, too many objects to
+ * create one by one under emulation.  Read when a device is created.
+ */
 static unsigned int max_pd = SROCE_MAX_PD;
 module_param(max_pd, uint, 0444);
 MODULE_PARM_DESC(max_pd, "protection domains per device (default and maximum 65536; lower it to test the limit)");
+static unsigned int max_qp = SROCE_MAX_QP;
+module_param(max_qp, uint, 0444);
+MODULE_PARM_DESC(max_qp, "queue pairs per device, the GSI QP included (default and maximum 65536)");
+static unsigned int max_cq = SROCE_MAX_CQ;
+module_param(max_cq, uint, 0444);
+MODULE_PARM_DESC(max_cq, "completion queues per device (default and maximum 65536)");
+static unsigned int max_mr = SROCE_MAX_MR;
+module_param(max_mr, uint, 0444);
+MODULE_PARM_DESC(max_mr, "memory regions per device (default and maximum 1048576)");
+static unsigned int max_srq = SROCE_MAX_SRQ;
+module_param(max_srq, uint, 0444);
+MODULE_PARM_DESC(max_srq, "shared receive queues per device (default and maximum 65536)");
 
 /* Every device, for rmmod; see sroce_dev_unregister_all(). */
 static LIST_HEAD(sroce_devices);
@@ -287,7 +303,7 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
-	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp = clamp_t(unsigned int, max_qp, 2, SROCE_MAX_QP);
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_CURR_QP_STATE_MOD |
@@ -300,17 +316,17 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;
-	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cq = clamp_t(unsigned int, max_cq, 1, SROCE_MAX_CQ);
 	attr->max_cqe = SROCE_MAX_CQE;
-	attr->max_mr = SROCE_MAX_MR;
+	attr->max_mr = clamp_t(unsigned int, max_mr, 1, SROCE_MAX_MR);
 	attr->max_mw = SROCE_MAX_MW;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FR_PAGES;
 	attr->max_pd = clamp_t(unsigned int, max_pd, 1, SROCE_MAX_PD);
 	attr->max_qp_rd_atom = SROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = SROCE_MAX_RD_ATOMIC;
-	attr->max_res_rd_atom = SROCE_MAX_QP * SROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = attr->max_qp * SROCE_MAX_RD_ATOMIC;
 	attr->atomic_cap = IB_ATOMIC_HCA;
-	attr->max_srq = SROCE_MAX_SRQ;
+	attr->max_srq = clamp_t(unsigned int, max_srq, 1, SROCE_MAX_SRQ);
 	attr->max_srq_wr = SROCE_MAX_QP_WR;
 	attr->max_srq_sge = SROCE_MAX_SGE;
 	attr->max_ah = SROCE_MAX_AH;
@@ -337,10 +353,14 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	mutex_unlock(&sroce_devices_lock);
 	sroce_obj_created(SROCE_OBJ_DEV);
 
+	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
+			    ndev->dev_addr);
+	/* The limits first: the pools enforce two of them. */
+	sroce_dev_init_attr(sdev);
 	sroce_pool_init(&sdev->qp_pool, SROCE_QPN_MIN, SROCE_QPN_MAX - 1,
-			SROCE_MAX_QP);
+			sdev->attr.max_qp);
 	sroce_pool_init(&sdev->mr_pool, 1, SROCE_MW_INDEX_BASE - 1,
-			SROCE_MAX_MR);
+			sdev->attr.max_mr);
 	sroce_pool_init(&sdev->mw_pool, SROCE_MW_INDEX_BASE, SROCE_QPN_MAX - 1,
 			SROCE_MAX_MW);
 	sroce_pool_init(&sdev->ah_pool, 1, SROCE_QPN_MAX - 1, SROCE_MAX_AH);
@@ -361,9 +381,6 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	ibdev->num_comp_vectors = num_possible_cpus();
 	ibdev->local_dma_lkey = SROCE_LOCAL_DMA_LKEY;
 	strscpy(ibdev->node_desc, "sroce", sizeof(ibdev->node_desc));
-	addrconf_addr_eui48((unsigned char *)&ibdev->node_guid,
-			    ndev->dev_addr);
-	sroce_dev_init_attr(sdev);
 	sdev->port_state = IB_PORT_DOWN;
 	return sdev;
 }
