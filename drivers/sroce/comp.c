@@ -138,12 +138,7 @@ void sroce_comp_retire(struct sroce_qp *qp)
 	}
 }
 
-/*
- * Progress: the retry counters start over.  The timer is left alone: when
- * it expires it sees the progress and restarts (or stops, if nothing is
- * outstanding), so an ACK costs no timer operation and the timeout runs
- * between one and two local ACK timeouts after the last progress.
- */
+/* Progress: the retry counters start over and the timer restarts. */
 static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 {
 	lockdep_assert_held(&qp->sq.lock);
@@ -152,6 +147,10 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 	qp->comp.gap_retried = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
+	if (qp->comp.psn == qp->req.max_psn)
+		timer_delete(&qp->retrans_timer);
+	else if (qp->timeout)
+		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
 }
 
 /*

@@ -126,23 +126,12 @@ static void sroce_req_advance(struct sroce_qp *qp, u32 n)
 		qp->req.max_psn = qp->req.psn;
 }
 
-/*
- * A packet went out: the local ACK timer must be running.  It is left
- * running when everything is acknowledged (sroce_comp_progress), so it may
- * be about to expire: the first packet sent after an idle spell counts as
- * progress, and the expiry restarts it for a full timeout instead of
- * timing this packet out early.
- */
-static void sroce_req_arm_timer(struct sroce_qp *qp, bool was_idle)
+static void sroce_req_arm_timer(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->sq.lock);
-	if (!qp->timeout || qp->ibqp.qp_type != IB_QPT_RC)
+	if (!qp->timeout || qp->ibqp.qp_type != IB_QPT_RC ||
+	    timer_pending(&qp->retrans_timer))
 		return;
-	if (timer_pending(&qp->retrans_timer)) {
-		if (was_idle)
-			qp->comp.progress = true;
-		return;
-	}
 	qp->comp.progress = false;
 	mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
 }
@@ -520,14 +509,12 @@ static enum sroce_req_step sroce_req_once(struct sroce_qp *qp)
 	struct sroce_req_out out = {};
 	enum sroce_req_step step;
 	unsigned long flags;
-	bool was_idle;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	was_idle = qp->comp.psn == qp->req.max_psn;
 	step = sroce_req_step(qp, &out);
 	qp->req.stalled = step == SROCE_REQ_STALLED;
 	if (out.skb)
-		sroce_req_arm_timer(qp, was_idle);
+		sroce_req_arm_timer(qp);
 	/* UC and UD requests, and local operations, finish here. */
 	sroce_comp_retire(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
