@@ -33,9 +33,10 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-nvme.sh"
 
-# 20 by default: 100 of every kind (issue 8's figure) take about 34
-# minutes on an idle build machine, more than make check's share of CI's 90;
-# SROCE_TEARDOWN_ITERS=100 make check T=teardown runs them.
+# 20 by default: 20 of every kind took 5 minutes on an idle build machine,
+# 100 (issue 8's figure) would take about 20, too much of CI's 90 beside
+# the rest of make check; SROCE_TEARDOWN_ITERS=100 make check T=teardown
+# runs them.
 : "${SROCE_TEARDOWN_ITERS:=20}"
 TD_N=$SROCE_TEARDOWN_ITERS
 # A generous bound per iteration: NVMe-oF connects take seconds under
