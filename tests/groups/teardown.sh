@@ -70,6 +70,17 @@ objs() {
 # The counters when nothing but the devices exists.
 TD_ZERO="dev=0 ucontext=0 pd=0 netns_sockets=0 cq=0 qp=0 srq=0 mr=0 ah=0 mw=0 mcast=0 "
 
+# wait_gone PID WHAT: the background process PID ends within 30 s (reaped);
+# otherwise the iteration fails with "WHAT after 30 s".
+wait_gone() {
+	local deadline=$((SECONDS + 30))
+	while kill -0 "$1" 2>/dev/null; do
+		[ $SECONDS -lt $deadline ] || fail "iteration $TD_I: $2 after 30 s"
+		nap 0.05
+	done
+	wait "$1" 2>/dev/null || true
+}
+
 # objs_but_cq OBJS: OBJS without the CQ count.
 objs_but_cq() {
 	local head=${1%%cq=*} tail=${1#*cq=}
@@ -340,7 +351,7 @@ test_rmmod() {
 # kill -9 of the process in the middle of its transfers; the devices stay
 # and every object the process had must go.
 test_kill9() {
-	local pid deadline line
+	local pid line
 	wire_traffic
 	traffic_stop
 	rm -f /tmp/td-out1
@@ -354,12 +365,7 @@ test_kill9() {
 		TD_I=1 expect running 90
 		nap "$TD_MIDWAY"
 		kill -9 "$pid"
-		deadline=$((SECONDS + 30))
-		while kill -0 "$pid" 2>/dev/null; do
-			[ $SECONDS -lt $deadline ] || fail "iteration $TD_I: killed process still there after 30 s"
-			nap 0.05
-		done
-		wait "$pid" 2>/dev/null || true
+		wait_gone "$pid" "killed process still there"
 		while read -r -t 0.01 -u "$TD_OUT" line; do
 			case $line in FAIL*) fail "iteration $TD_I: $line" ;; esac
 		done
@@ -444,12 +450,7 @@ test_nvme_disconnect() {
 		nap "$TD_MIDWAY"
 		kill -0 "$pid" 2>/dev/null || { cat /tmp/td-dd; fail "iteration $TD_I: dd ended before the disconnect"; }
 		bounded 90 nvme disconnect -n "$NQN"
-		deadline=$((SECONDS + 30))
-		while kill -0 "$pid" 2>/dev/null; do
-			[ $SECONDS -lt $deadline ] || fail "iteration $TD_I: I/O still running 30 s after the disconnect"
-			nap 0.05
-		done
-		wait "$pid" 2>/dev/null || true
+		wait_gone "$pid" "I/O still running"
 		deadline=$((SECONDS + 30))
 		while ctrl_of_nqn; do
 			[ $SECONDS -lt $deadline ] || fail "iteration $TD_I: controller still there"
