@@ -358,15 +358,34 @@ static enum sroce_resp_verdict sroce_resp_write(struct sroce_qp *qp,
 	return SROCE_RESP_DONE;
 }
 
-/* The next responder resource, if it is free. */
+static void sroce_resp_res_sent(struct sroce_qp *qp,
+				struct sroce_resp_res *res)
+{
+	res->queued = false;
+	res->replay = false;
+	qp->resp.queued--;
+}
+
+/*
+ * The next responder resource, in turn.  A requester keeps no more READs
+ * and atomics outstanding than there are resources, so the one whose turn
+ * it is has been answered in full, and the requester has all of it: a
+ * replay still queued there (a duplicate of the old request came in while
+ * the first answer was on its way) is one nobody waits for, and the new
+ * request takes its place.  NULL if the first answer itself is still
+ * being sent: the requester went over the limit.
+ */
 static struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
 {
 	u32 n = max_t(u32, qp->max_dest_rd_atomic, 1);
 	struct sroce_resp_res *res;
 
+	lockdep_assert_held(&qp->resp.lock);
 	res = &qp->resp.res[qp->resp.res_next % n];
-	if (res->queued)
+	if (res->queued && !res->replay)
 		return NULL;
+	if (res->queued)
+		sroce_resp_res_sent(qp, res);
 	qp->resp.res_next = (qp->resp.res_next + 1) % n;
 	return res;
 }
@@ -391,11 +410,13 @@ static u32 sroce_resp_read_npkts(struct sroce_qp *qp, u32 len)
 	return max_t(u32, 1, DIV_ROUND_UP(len, qp->pmtu));
 }
 
+/* Owe @res's answer: for a duplicate request (@replay) or the first time. */
 static void sroce_resp_queue_res(struct sroce_qp *qp,
-				 struct sroce_resp_res *res)
+				 struct sroce_resp_res *res, bool replay)
 {
 	if (!res->queued) {
 		res->queued = true;
+		res->replay = replay;
 		qp->resp.queued++;
 	}
 }
@@ -426,7 +447,7 @@ static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
 	res->resid = len;
 	qp->resp.msn++;
 	qp->resp.epsn = sroce_psn_add(res->last_psn, 1);
-	sroce_resp_queue_res(qp, res);
+	sroce_resp_queue_res(qp, res, false);
 	return SROCE_RESP_DONE;
 }
 
@@ -470,7 +491,7 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 	res->orig = orig;
 	qp->resp.msn++;
 	if (qp->resp.queued) {
-		sroce_resp_queue_res(qp, res);
+		sroce_resp_queue_res(qp, res, false);
 		return SROCE_RESP_DONE;
 	}
 	skb = sroce_resp_ack_skb(qp, SROCE_AETH_ACK | SROCE_AETH_ACK_UNLIMITED,
@@ -509,10 +530,10 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			res->cur_psn = pkt->psn;
 			res->va = be64_to_cpu(reth->va);
 			res->resid = be32_to_cpu(reth->length);
-			sroce_resp_queue_res(qp, res);
+			sroce_resp_queue_res(qp, res, true);
 		} else if ((flags & SROCE_OPF_ATOMIC) &&
 			   res->type == SROCE_RES_ATOMIC) {
-			sroce_resp_queue_res(qp, res);
+			sroce_resp_queue_res(qp, res, true);
 		}
 		return;
 	}
@@ -861,13 +882,6 @@ static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 		return ERR_PTR(-EACCES);
 	}
 	return skb;
-}
-
-static void sroce_resp_res_sent(struct sroce_qp *qp,
-				struct sroce_resp_res *res)
-{
-	res->queued = false;
-	qp->resp.queued--;
 }
 
 /* Build the next owed packet; NULL when nothing is owed. */

@@ -563,10 +563,13 @@ enum sroce_res_type {
  * @cur_psn: READ: PSN of the next response packet
  * @orig: atomic: the value before the operation
  * @queued: a response remains to be sent by the responder's work
+ * @replay: what is queued answers a duplicate of the request, not its
+ *	first transmission
  */
 struct sroce_resp_res {
 	u8 type;
 	bool queued;
+	bool replay;
 	u32 first_psn;
 	u32 last_psn;
 	u64 va;

@@ -366,6 +366,7 @@ struct qp_conf {
 	bool unreach;		/* A's destination is a GID and QPN nobody has */
 	enum ibv_mtu mtu;
 	uint8_t timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t rd_atom;	/* READs/atomics outstanding (0: the default) */
 	unsigned int access;	/* QP access flags */
 	struct ibv_cq *scq[2], *rcq[2];	/* shared CQs per side, or NULL */
 	uint32_t psn_a, psn_b;
@@ -506,9 +507,12 @@ static int qp_modify(struct ep *e, struct ibv_qp_attr *a, int mask)
 	return 0;
 }
 
-static uint8_t rd_atom(int dev_max)
+/* READs/atomics outstanding: @want (0: up to 16), at most the device's. */
+static uint8_t rd_atom(int dev_max, uint8_t want)
 {
-	return dev_max < 0 ? 0 : dev_max > 16 ? 16 : (uint8_t)dev_max;
+	int lim = want ? want : 16;
+
+	return dev_max < 0 ? 0 : dev_max > lim ? (uint8_t)lim : (uint8_t)dev_max;
 }
 
 static int qp_to_init(struct ep *e, const struct qp_conf *c)
@@ -536,7 +540,7 @@ static int qp_to_rtr(struct ep *e, const struct peer_info *pi, const struct qp_c
 		.path_mtu = c->mtu,
 		.dest_qp_num = pi->qpn,
 		.rq_psn = pi->psn,
-		.max_dest_rd_atomic = rd_atom(e->d->attr.max_qp_rd_atom),
+		.max_dest_rd_atomic = rd_atom(e->d->attr.max_qp_rd_atom, c->rd_atom),
 		.min_rnr_timer = c->min_rnr_timer,
 		.ah_attr = {
 			.is_global = 1,
@@ -561,7 +565,7 @@ static int qp_to_rts(struct ep *e, const struct qp_conf *c)
 		.retry_cnt = c->retry_cnt,
 		.rnr_retry = c->rnr_retry,
 		.sq_psn = e->psn,
-		.max_rd_atomic = rd_atom(e->d->attr.max_qp_init_rd_atom),
+		.max_rd_atomic = rd_atom(e->d->attr.max_qp_init_rd_atom, c->rd_atom),
 	};
 
 	return qp_modify(e, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
@@ -1516,6 +1520,40 @@ static int case_rdma_read(void)
 	for (i = 0; i < NOUT; i++)
 		TRY(want_send(&p.a, 200 + i, IBV_WC_RDMA_READ, "outstanding reads"));
 	return check_buf(&loc, 0, rem.p, NOUT * OLEN, "outstanding reads");
+}
+
+/*
+ * READs in a stream, more posted than may be outstanding, on two
+ * responder resources: each new READ takes the resource of one the
+ * requester has all of, while that resource may still be replaying its
+ * answer for a duplicate (a local ACK timeout fired while the answer was
+ * on its way).  A responder that refused the new READ as over the limit
+ * failed the QP with an invalid-request NAK; ib_srpt saw that on sroce as
+ * an RDMA READ failing with status 9 (srp/two_devices).  This case runs
+ * the stream; how often a replay overlaps a new READ depends on timing
+ * it does not control.
+ */
+static int case_read_stream(void)
+{
+	enum { N = 16, SZ = 2 * MIB, LEN = SZ / N };
+	struct buf loc, rem;
+	struct qp_conf c;
+	struct pair p;
+	size_t i;
+
+	conf_init(&c);
+	c.rd_atom = 2;
+	TRY(pair_up(&p, &c));
+	TRY(buf_new(&loc, &devs[0], SZ, IBV_ACCESS_LOCAL_WRITE));
+	TRY(buf_new(&rem, &devs[1], SZ, mr_access_all()));
+	buf_clear(&loc);
+	pattern(rem.p, SZ, 77);
+	for (i = 0; i < N; i++)
+		TRY(post_rdma(&p.a, 300 + i, IBV_WR_RDMA_READ, &loc, i * LEN, &rem, i * LEN,
+			      LEN, 0));
+	for (i = 0; i < N; i++)
+		TRY(want_send(&p.a, 300 + i, IBV_WC_RDMA_READ, "a READ stream"));
+	return check_buf(&loc, 0, rem.p, SZ, "a READ stream");
 }
 
 /* One read scattered into several SGEs in separate MRs. */
@@ -2636,6 +2674,7 @@ static const struct tcase {
 	{ "rdma_write_zero", case_rdma_write_zero },
 	{ "rdma_read", case_rdma_read },
 	{ "rdma_read_sge", case_rdma_read_sge },
+	{ "read_stream", case_read_stream },
 	{ "atomic_cas", case_atomic_cas },
 	{ "atomic_faa", case_atomic_faa },
 	{ "atomic_unaligned", case_atomic_unaligned },
