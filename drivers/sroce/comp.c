@@ -495,7 +495,13 @@ static int sroce_comp_timeout_locked(struct sroce_qp *qp)
 	if (qp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
 	    qp->comp.psn == qp->req.max_psn || qp->comp.rnr_wait)
 		return SROCE_COMP_NOTHING;
-	if (qp->comp.progress) {
+	/*
+	 * Progress since the timer was armed, or a go-back the requester has
+	 * not started yet (it had no CPU: a stalled guest's clock jumps, and
+	 * timeouts would spend retry_cnt before anything was sent again):
+	 * not the responder's silence, no retry spent.
+	 */
+	if (qp->comp.progress || qp->req.retry) {
 		qp->comp.progress = false;
 		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
 		return SROCE_COMP_NOTHING;

@@ -415,6 +415,9 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	qp->req.retry = false;
 	sroce_req_goto(qp, qp->req.retry_psn);
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRANSMITS);
+	/* The local ACK timeout runs from the resend, not from the request. */
+	if (qp->timeout)
+		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
 }
 
 /*
