@@ -334,13 +334,15 @@ srv_finish() {
 
 # tool_pair NAME PORT GIDFLAG TOOL ARGS...: TOOL as server on end 1 and as
 # client on end 2 (connecting to end 1's address over TCP PORT), each with
-# -d DEV and GIDFLAG GIDINDEX.
+# -d DEV and GIDFLAG GIDINDEX, each run through TOOL_WRAP (a command
+# prefix, such as env with LD_PRELOAD; none by default).
+TOOL_WRAP=()
 tool_pair() {
 	local name=$1 port=$2 gflag=$3 tool=$4
 	shift 4
-	srv_start "$name" "$tool" -d "$RDMA_DEV1" "$gflag" "$RDMA_GID1" "$@"
+	srv_start "$name" "${TOOL_WRAP[@]}" "$tool" -d "$RDMA_DEV1" "$gflag" "$RDMA_GID1" "$@"
 	srv_wait_tcp "$port"
-	cli_run "$name" "$tool" -d "$RDMA_DEV2" "$gflag" "$RDMA_GID2" "$@" "$RDMA_IP1"
+	cli_run "$name" "${TOOL_WRAP[@]}" "$tool" -d "$RDMA_DEV2" "$gflag" "$RDMA_GID2" "$@" "$RDMA_IP1"
 	srv_finish
 }
 
@@ -355,9 +357,15 @@ counter() {
 
 # pingpong NAME TOOL ARGS...: a server/client pair, 100 iterations of 16 KiB;
 # -c on both ends: the client fills a pattern, the server checks it.
+# PP_LINGER=MS: each end keeps its QP MS milliseconds after it is done
+# (tests/progs/sroce_linger.c), for a wire that loses packets: the tools
+# have no closing handshake, and a resend of the other end's last SEND
+# must find the QP still there to be acknowledged.
 pingpong() {
-	local name=$1 tool=$2 n=${PP_ITERS:-100}
+	local name=$1 tool=$2 n=${PP_ITERS:-100} TOOL_WRAP=()
 	shift 2
+	[ -z "${PP_LINGER:-}" ] ||
+		TOOL_WRAP=(env LD_PRELOAD="$SROCE_PROGS/libsroce_linger.so" SROCE_LINGER_MS="$PP_LINGER")
 	tool_pair "$name" 18515 -g "$tool" -c -n "$n" -s 16384 "$@"
 	grep -q "^$n iters in" "$CLI_LOG" || fail "$name: the client did not finish $n iterations"
 	grep -q "^$n iters in" "$SRV_LOG" || fail "$name: the server did not finish $n iterations"
