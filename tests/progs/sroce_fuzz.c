@@ -65,38 +65,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ROCE_PORT 4791
+#include "roce_wire.h"
+
 #define BATCH 64
 #define MAX_PKT 9000
 #define MAX_KEYS 256
 #define MAX_DESTS 16
 #define GSI_QKEY 0x80010000u
-#define ICRC_LEN 4
-#define BTH_LEN 12
-
-/* --- the ICRC: CRC-32, reflected polynomial 0xedb88320 ----------------------- */
-
-static uint32_t crc_table[256];
-
-static void crc_init(void)
-{
-	uint32_t c;
-	int i, k;
-
-	for (i = 0; i < 256; i++) {
-		c = (uint32_t)i;
-		for (k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
-	}
-}
-
-static uint32_t crc_update(uint32_t reg, const uint8_t *p, size_t n)
-{
-	while (n--)
-		reg = crc_table[(reg ^ *p++) & 0xff] ^ (reg >> 8);
-	return reg;
-}
 
 /* A destination, and the pseudo-header the ICRC of packets to it starts with. */
 struct dest {
@@ -105,130 +80,9 @@ struct dest {
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	int sock;
-	uint8_t ip[40];		/* IP header, variant fields already masked */
-	unsigned int iplen;
-	uint16_t sport;		/* our UDP source port (network order) */
+	struct roce_pseudo ph;	/* what the ICRC of packets to it starts with */
 	unsigned long long sent;
 };
-
-/*
- * The ICRC of a UDP payload @p of @len bytes (BTH .. ICRC) sent to @d: the
- * register starts as eight 0xff bytes leave it (the masked LRH), then the
- * masked IP header, the UDP header with the checksum masked, the BTH with
- * byte 4 masked, then everything after the BTH up to the ICRC.  Stored
- * complemented, least significant byte first.  Needs len >= BTH + ICRC.
- */
-static uint32_t icrc_of(const struct dest *d, const uint8_t *p, size_t len)
-{
-	uint8_t hdr[40 + 8 + BTH_LEN];
-	unsigned int n = d->iplen;
-	uint16_t plen;
-	uint32_t reg;
-
-	memcpy(hdr, d->ip, n);
-	if (d->family == AF_INET) {
-		plen = htons((uint16_t)(20 + 8 + len));
-		memcpy(hdr + 2, &plen, 2);
-	} else {
-		plen = htons((uint16_t)(8 + len));
-		memcpy(hdr + 4, &plen, 2);
-	}
-	memcpy(hdr + n, &d->sport, 2);
-	hdr[n + 2] = ROCE_PORT >> 8;
-	hdr[n + 3] = ROCE_PORT & 0xff;
-	plen = htons((uint16_t)(8 + len));
-	memcpy(hdr + n + 4, &plen, 2);
-	hdr[n + 6] = 0xff;
-	hdr[n + 7] = 0xff;
-	n += 8;
-	memcpy(hdr + n, p, BTH_LEN);
-	hdr[n + 4] = 0xff;
-	n += BTH_LEN;
-	reg = crc_update(0xffffffffu, (const uint8_t *)"\xff\xff\xff\xff\xff\xff\xff\xff", 8);
-	reg = crc_update(reg, hdr, n);
-	reg = crc_update(reg, p + BTH_LEN, len - BTH_LEN - ICRC_LEN);
-	return ~reg;
-}
-
-static void put_icrc(uint8_t *p, size_t len, uint32_t icrc)
-{
-	p[len - 4] = icrc & 0xff;
-	p[len - 3] = (icrc >> 8) & 0xff;
-	p[len - 2] = (icrc >> 16) & 0xff;
-	p[len - 1] = icrc >> 24;
-}
-
-/* The masked IP header of packets from @src to @d (lengths filled per packet). */
-static void dest_pseudo(struct dest *d, const struct sockaddr_storage *src)
-{
-	uint8_t *h = d->ip;
-
-	memset(h, 0, sizeof(d->ip));
-	if (d->family == AF_INET) {
-		d->iplen = 20;
-		h[0] = 0x45;
-		h[1] = 0xff;			/* TOS */
-		h[6] = 0x40;			/* DF, ID 0 (Linux, unconnected, DF) */
-		h[8] = 0xff;			/* TTL */
-		h[9] = IPPROTO_UDP;
-		h[10] = h[11] = 0xff;		/* header checksum */
-		memcpy(h + 12, &((const struct sockaddr_in *)src)->sin_addr, 4);
-		memcpy(h + 16, &((const struct sockaddr_in *)&d->sa)->sin_addr, 4);
-	} else {
-		d->iplen = 40;
-		h[0] = 0x6f;			/* version 6; traffic class, */
-		h[1] = h[2] = h[3] = 0xff;	/* flow label masked */
-		h[6] = IPPROTO_UDP;
-		h[7] = 0xff;			/* hop limit */
-		memcpy(h + 8, &((const struct sockaddr_in6 *)src)->sin6_addr, 16);
-		memcpy(h + 24, &((const struct sockaddr_in6 *)&d->sa)->sin6_addr, 16);
-	}
-}
-
-/* Known answers (docs: wire-format.md section 6, captured from rdma_rxe). */
-static int icrc_selftest(void)
-{
-	static const uint8_t v4[] = {
-		0x45, 0x00, 0x00, 0x30, 0x14, 0x99, 0x40, 0x00, 0x40, 0x11,
-		0x12, 0x14, 10, 7, 0, 1, 10, 7, 0, 2 };
-	static const uint8_t pay[] = {
-		0x11, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11, 0x00, 0x23,
-		0xea, 0xa2, 0x1f, 0x00, 0x00, 0x01, 0, 0, 0, 0 };
-	struct sockaddr_storage src = { 0 };
-	struct sockaddr_in6 *s6;
-	struct dest d = { 0 };
-	uint32_t got;
-	int bad = 0;
-
-	d.family = AF_INET;
-	((struct sockaddr_in *)&src)->sin_family = AF_INET;
-	memcpy(&((struct sockaddr_in *)&src)->sin_addr, v4 + 12, 4);
-	memcpy(&((struct sockaddr_in *)&d.sa)->sin_addr, v4 + 16, 4);
-	dest_pseudo(&d, &src);
-	d.ip[4] = 0x14;		/* this capture came from rxe: IP ID 0x1499 */
-	d.ip[5] = 0x99;
-	d.sport = htons(0xc121);
-	got = icrc_of(&d, pay, sizeof(pay));
-	if (got != 0x97a449ba) {
-		fprintf(stderr, "ICRC self-test IPv4: got %08x, want 97a449ba\n", got);
-		bad = 1;
-	}
-	memset(&d, 0, sizeof(d));
-	memset(&src, 0, sizeof(src));
-	d.family = AF_INET6;
-	s6 = (struct sockaddr_in6 *)&src;
-	inet_pton(AF_INET6, "fd00::1", &s6->sin6_addr);
-	inet_pton(AF_INET6, "fd00::2", &((struct sockaddr_in6 *)&d.sa)->sin6_addr);
-	dest_pseudo(&d, &src);
-	d.sport = htons(0xc121);
-	got = icrc_of(&d, pay, sizeof(pay));
-	if (got != 0xcceb9dd8) {
-		fprintf(stderr, "ICRC self-test IPv6: got %08x, want cceb9dd8\n", got);
-		bad = 1;
-	}
-	printf("icrc selftest: %s\n", bad ? "FAIL" : "pass");
-	return bad;
-}
 
 /* --- the PRNG (xorshift64*), seeded from -s --------------------------------- */
 
@@ -458,20 +312,6 @@ static uint8_t pick_opcode(void)
 	return (uint8_t)rnd32();
 }
 
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = (v >> 16) & 0xff;
-	p[2] = (v >> 8) & 0xff;
-	p[3] = v & 0xff;
-	return p + 4;
-}
-
-static uint8_t *put64(uint8_t *p, uint64_t v)
-{
-	return put32(put32(p, (uint32_t)(v >> 32)), (uint32_t)v);
-}
-
 static unsigned int max_payload;	/* UDP payload bytes that fit the MTU */
 
 static unsigned int pick_paylen(unsigned int room)
@@ -603,7 +443,7 @@ static void seal(struct pkt *k, const struct dest *d, bool allow_bad)
 {
 	if (k->icrc_done || k->len < BTH_LEN + ICRC_LEN)
 		return;
-	put_icrc(k->data, k->len, icrc_of(d, k->data, k->len));
+	roce_put_icrc(k->data, k->len, roce_icrc(&d->ph, k->data, k->len));
 	if (allow_bad && chance(opt.bad_icrc)) {
 		k->data[k->len - 1 - below(4)] ^= (uint8_t)(1 + below(255));
 		icrc_bad++;
@@ -727,8 +567,6 @@ static void dest_open(struct dest *d)
 		die_errno("bind to the source address");
 	if (getsockname(d->sock, (struct sockaddr *)&bound, &blen))
 		die_errno("getsockname");
-	d->sport = d->family == AF_INET ? ((struct sockaddr_in *)&bound)->sin_port :
-					  ((struct sockaddr_in6 *)&bound)->sin6_port;
 	if (d->family == AF_INET) {
 		v = IP_PMTUDISC_DO;
 		if (setsockopt(d->sock, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v)))
@@ -750,7 +588,14 @@ static void dest_open(struct dest *d)
 		     setsockopt(d->sock, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &zero, sizeof(zero))))
 			die_errno("IPV6_MULTICAST_IF");
 	}
-	dest_pseudo(d, src);
+	if (d->family == AF_INET)
+		roce_pseudo_init(&d->ph, AF_INET, &((const struct sockaddr_in *)src)->sin_addr,
+				 &((const struct sockaddr_in *)&d->sa)->sin_addr,
+				 ((struct sockaddr_in *)&bound)->sin_port);
+	else
+		roce_pseudo_init(&d->ph, AF_INET6, &((const struct sockaddr_in6 *)src)->sin6_addr,
+				 &((const struct sockaddr_in6 *)&d->sa)->sin6_addr,
+				 ((struct sockaddr_in6 *)&bound)->sin6_port);
 }
 
 static void dest_add(const char *s)
@@ -870,7 +715,7 @@ int main(int argc, char **argv)
 	unsigned int i, n;
 	int c;
 
-	crc_init();
+	roce_crc_init();
 	while ((c = getopt(argc, argv, "t:a:T:A:m:i:n:s:q:Q:k:r:b:M:u:vc")) != -1) {
 		switch (c) {
 		case 't': case 'T': case 'm': dest_add(optarg); break;
@@ -887,7 +732,7 @@ int main(int argc, char **argv)
 		case 'M': opt.pmtu = (unsigned int)atoi(optarg); break;
 		case 'u': opt.mtu = (unsigned int)atoi(optarg); break;
 		case 'v': opt.verbose = true; break;
-		case 'c': return icrc_selftest();
+		case 'c': return roce_icrc_selftest();
 		default: usage();
 		}
 	}
@@ -899,7 +744,7 @@ int main(int argc, char **argv)
 		usage();
 	((struct sockaddr_in *)&src4)->sin_port = 0;
 	((struct sockaddr_in6 *)&src6)->sin6_port = 0;
-	if (icrc_selftest())
+	if (roce_icrc_selftest())
 		return 1;
 	for (i = 0; i < ndests; i++)
 		dest_open(&dests[i]);

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# sroce-test: where=guest order=56
+#
+# A scripted RC peer: tests/progs/sroce_peer makes a victim RC QP on
+# sroce2 and plays the other end of its connection itself, packet by
+# packet, from a plain UDP socket on port 4791 in the other namespace (no
+# sroce device there, so the port is free).  Each scenario sends exactly
+# the sequence it wants (duplicates, gaps, bad keys, opcodes out of
+# sequence, a READ overtaking a replay, ...) and checks exactly what sroce
+# answers, the victim's completions, QP state and async events, and
+# sroce2's counters (the list and the rules are in sroce_peer.c).
+#
+#   namespace sroce-h1                    namespace sroce-h2
+#   sroce_peer's socket                   [ sroce2 ]  victim QPs
+#     UDP 4791                                 |
+#   [ st-v1 ] 10.6.0.1 ============== 10.6.0.2 [ st-v2 ]
+#             fd00:6::1              fd00:6::2
+#
+# Passing means every scenario printed "pass", one line each, over IPv4
+# and over IPv6; no oops/WARN, nothing leaked (t_main checks both).
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib-rdma.sh"
+
+PEER_TIMEOUT=600
+
+# pin_peer_neighbours: each end's addresses entered as permanent neighbours
+# of the other end.  Address resolution is not under test: a packet sent
+# while its neighbour is unresolved waits in the neighbour's queue and can
+# come out behind later ones.
+pin_peer_neighbours() {
+	local m1 m2 a
+	m1=$(n1 cat /sys/class/net/st-v1/address)
+	m2=$(n2 cat /sys/class/net/st-v2/address)
+	for a in 10.6.0.2 fd00:6::2; do
+		run ip -n "$H1" neigh replace "$a" lladdr "$m2" dev st-v1 nud permanent
+	done
+	for a in 10.6.0.1 fd00:6::1; do
+		run ip -n "$H2" neigh replace "$a" lladdr "$m1" dev st-v2 nud permanent
+	done
+}
+
+# topo_peer: topo_two_hosts with sroce on st-v2 only.
+topo_peer() {
+	run ip netns add "$H1"
+	run ip netns add "$H2"
+	run ip link add st-v1 netns "$H1" type veth peer name st-v2 netns "$H2"
+	run ip -n "$H1" addr add 10.6.0.1/24 dev st-v1
+	run ip -n "$H2" addr add 10.6.0.2/24 dev st-v2
+	run ip -n "$H1" addr add fd00:6::1/64 dev st-v1 nodad
+	run ip -n "$H2" addr add fd00:6::2/64 dev st-v2 nodad
+	run ip -n "$H1" link set lo up
+	run ip -n "$H2" link set lo up
+	run ip -n "$H1" link set st-v1 up
+	run ip -n "$H2" link set st-v2 up
+	pin_peer_neighbours
+	sroce_load
+	run n2 rdma link add sroce2 type sroce netdev st-v2
+	wait_for 10 gid_present sroce2 ::ffff:10.6.0.2
+	wait_for 10 gid_present sroce2 fd00:6::2
+}
+
+# peer_scenarios VICTIM_IP PEER_IP: every scenario of sroce_peer, each must
+# pass, all of them reported.
+peer_scenarios() {
+	local prog=$SROCE_PROGS/sroce_peer gid want n rc=0
+	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
+	gid=$(gid_index sroce2 "$1") || fail "sroce2 has no RoCE v2 GID for $1"
+	want=$("$prog" -l | wc -l)
+	# From the initial namespace, where sroce2's sysfs counters are
+	# (ip netns exec mounts a /sys without them); the peer's socket alone
+	# goes into $H1.
+	printf '+ %s\n' "$prog -d sroce2 -g $gid -t $1 -a $2 -N /run/netns/$H1" >&2
+	timeout -k 5 "$PEER_TIMEOUT" "$prog" -d sroce2 -g "$gid" -t "$1" -a "$2" \
+		-N "/run/netns/$H1" >/tmp/peer.out 2>/tmp/peer.err || rc=$?
+	cat /tmp/peer.out
+	sed 's/^/  stderr| /' /tmp/peer.err
+	[ $rc != 124 ] || fail "sroce_peer timed out after ${PEER_TIMEOUT}s"
+	if grep -q ': FAIL' /tmp/peer.out; then
+		fail "sroce_peer: $(grep -c ': FAIL' /tmp/peer.out) failed: $(grep ': FAIL' /tmp/peer.out | cut -d: -f1 | tr '\n' ' ')"
+	fi
+	[ $rc = 0 ] || fail "sroce_peer exited with status $rc"
+	n=$(grep -cE '^[a-z0-9_]+: pass$' /tmp/peer.out || true)
+	[ "$n" = "$want" ] || fail "sroce_peer: $n scenarios passed, expected $want"
+}
+
+test_ipv4() {
+	topo_peer
+	peer_scenarios 10.6.0.2 10.6.0.1
+}
+
+test_ipv6() {
+	topo_peer
+	peer_scenarios fd00:6::2 fd00:6::1
+}
+
+t_main

@@ -1,0 +1,1453 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sroce_peer - plays the far end of an RC connection packet by packet.
+ *
+ * usage: sroce_peer -d DEV -g GIDINDEX -t VICTIM_IP -a PEER_IP [-N NETNS]
+ *                   [-s NAME[,NAME...]] [-q QUIET_MS] [-T TIMEOUT_MS] [-v]
+ *        sroce_peer -l
+ *
+ * The victim is an RC QP on the sroce device DEV, made through libibverbs
+ * (PD, CQ, memory regions with known contents, receive WQEs as the
+ * scenario wants), brought to RTS with its destination = PEER_IP (GID index
+ * GIDINDEX is its own address, VICTIM_IP) and a QPN the peer claims, path
+ * MTU 1024.  The peer is a plain UDP socket bound to PEER_IP port 4791,
+ * opened inside the network namespace NETNS (a path such as
+ * /run/netns/NAME; sroce itself holds UDP 4791 in its netdev's namespace,
+ * so the peer must live elsewhere).  The peer builds every header and the
+ * ICRC itself (roce_wire.h) and checks each packet sroce answers with:
+ * opcode, PSN, destination QP, AETH syndrome and MSN, payload bytes; and,
+ * over IPv6 where the whole pseudo-header is known, the ICRC (over IPv4
+ * the IP ID sroce's packets carry is not visible to a UDP socket).
+ *
+ * Each scenario runs on a fresh victim QP and CQ and prints one line,
+ * "NAME: pass" or "NAME: FAIL what differed".  Besides the packets it
+ * checks the victim's completions, its QP state (ibv_query_qp) and async
+ * events where the scenario makes them, and the device's counters
+ * (sysfs hw_counters, what "rdma statistic show link DEV/1" prints): every
+ * counter in cnt_names moves by exactly what the scenario says (zero when
+ * it says nothing), rx_packets by the datagrams the peer sent and
+ * tx_packets by the ones it received.  So the device must be idle but for
+ * this program.  Exit status 0 if every scenario passed, 1 otherwise, 2 on
+ * a usage or setup error.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "roce_wire.h"
+
+#define PMTU 1024
+#define MR_SIZE (512 * 1024)
+#define RO_SIZE 4096
+#define RECV_SLOT 2048
+#define RECV_SLOTS 16
+#define MAX_PKT 2048
+#define PKEY 0xffff
+
+/* --- options and the failure of the scenario running ------------------------ */
+
+static struct {
+	const char *dev, *netns;
+	int gid_index;
+	int quiet_ms, timeout_ms;
+	bool verbose;
+} opt = { .gid_index = -1, .quiet_ms = 1000, .timeout_ms = 10000 };
+
+static char why[1024];
+
+/* Record why the scenario failed (the first reason wins); returns -1. */
+static int __attribute__((format(printf, 1, 2))) failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why[0])
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define TRY(x) do { if ((x) < 0) return -1; } while (0)
+#define CHECK(cond, ...) do { if (!(cond)) return failf(__VA_ARGS__); } while (0)
+
+static void vlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void vlog(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!opt.verbose)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+static uint32_t psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & 0xffffff;
+}
+
+/* --- the victim's objects ---------------------------------------------------- */
+
+static struct {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;		/* MR_SIZE, every remote access */
+	struct ibv_mr *ro;		/* RO_SIZE, remote read only */
+	struct ibv_mr *rmr;		/* receive buffers, local write */
+	uint8_t *buf, *robuf, *rbuf;
+	union ibv_gid peer_gid;
+	/* per scenario */
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uint32_t qpn;
+} vic;
+
+/* --- the peer: a UDP socket on port 4791 in another namespace --------------- */
+
+static struct {
+	int family;
+	int sock;
+	struct sockaddr_storage victim;	/* where requests go */
+	socklen_t victim_len;
+	uint8_t victim_addr[16], peer_addr[16];
+	struct roce_pseudo tx;		/* ICRC of what the peer sends */
+	uint32_t qpn;			/* the QPN the peer claims */
+	unsigned long sent, rcvd;	/* datagrams, this scenario */
+	unsigned long reordered;	/* READ responses that came out of order */
+} peer;
+
+static int parse_ip(const char *s, uint8_t *addr)
+{
+	if (inet_pton(AF_INET, s, addr) == 1)
+		return AF_INET;
+	if (inet_pton(AF_INET6, s, addr) == 1)
+		return AF_INET6;
+	die("'%s' is not an IP address", s);
+	return 0;
+}
+
+/* Open the peer's socket in opt.netns (if given), bound to @ip port 4791. */
+static void peer_open(const char *ip, const char *victim_ip)
+{
+	struct sockaddr_storage ss = { 0 };
+	int self = -1, ns, v, fam;
+
+	peer.family = parse_ip(ip, peer.peer_addr);
+	fam = parse_ip(victim_ip, peer.victim_addr);
+	if (fam != peer.family)
+		die("-a and -t must be of one family");
+	if (opt.netns) {
+		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		ns = open(opt.netns, O_RDONLY | O_CLOEXEC);
+		if (self < 0 || ns < 0 || setns(ns, CLONE_NEWNET))
+			die("entering %s: %s", opt.netns, strerror(errno));
+		close(ns);
+	}
+	peer.sock = socket(peer.family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (peer.sock < 0)
+		die("socket: %s", strerror(errno));
+	/* Room for every response of the longest READ, and a count of drops. */
+	v = 32 << 20;
+	if (setsockopt(peer.sock, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) &&
+	    setsockopt(peer.sock, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)))
+		die("SO_RCVBUF: %s", strerror(errno));
+	v = 1;
+	if (setsockopt(peer.sock, SOL_SOCKET, SO_RXQ_OVFL, &v, sizeof(v)))
+		die("SO_RXQ_OVFL: %s", strerror(errno));
+	if (peer.family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss, *t;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons(ROCE_PORT);
+		memcpy(&a->sin_addr, peer.peer_addr, 4);
+		/* DF: Linux then sends IP ID 0 from an unconnected socket. */
+		v = IP_PMTUDISC_DO;
+		if (setsockopt(peer.sock, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v)))
+			die("IP_MTU_DISCOVER: %s", strerror(errno));
+		t = (struct sockaddr_in *)&peer.victim;
+		t->sin_family = AF_INET;
+		t->sin_port = htons(ROCE_PORT);
+		memcpy(&t->sin_addr, peer.victim_addr, 4);
+		peer.victim_len = sizeof(*t);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss, *t;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(ROCE_PORT);
+		memcpy(&a->sin6_addr, peer.peer_addr, 16);
+		v = 1;
+		if (setsockopt(peer.sock, IPPROTO_IPV6, IPV6_DONTFRAG, &v, sizeof(v)))
+			die("IPV6_DONTFRAG: %s", strerror(errno));
+		/* RoCEv2 sends a zero UDP checksum, which UDPv6 drops by default. */
+		if (setsockopt(peer.sock, IPPROTO_UDP, UDP_NO_CHECK6_RX, &v, sizeof(v)))
+			die("UDP_NO_CHECK6_RX: %s", strerror(errno));
+		t = (struct sockaddr_in6 *)&peer.victim;
+		t->sin6_family = AF_INET6;
+		t->sin6_port = htons(ROCE_PORT);
+		memcpy(&t->sin6_addr, peer.victim_addr, 16);
+		peer.victim_len = sizeof(*t);
+	}
+	if (bind(peer.sock, (struct sockaddr *)&ss,
+		 peer.family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6)))
+		die("bind %s port %d: %s", ip, ROCE_PORT, strerror(errno));
+	if (self >= 0) {
+		if (setns(self, CLONE_NEWNET))
+			die("back to our namespace: %s", strerror(errno));
+		close(self);
+	}
+	roce_pseudo_init(&peer.tx, peer.family, peer.peer_addr, peer.victim_addr, htons(ROCE_PORT));
+}
+
+/* A request the peer sends; the opcode decides which fields are used. */
+struct req {
+	uint8_t op;
+	uint32_t psn;
+	bool ackreq;
+	int padcnt;		/* -1: the right one for len */
+	uint64_t va;		/* RETH, AtomicETH */
+	uint32_t rkey;
+	uint32_t dmalen;	/* RETH */
+	uint64_t swap_add, compare;
+	uint32_t imm;		/* network order, as it goes on the wire */
+	const uint8_t *data;
+	uint32_t len;
+};
+
+static bool op_has_reth(uint8_t op)
+{
+	return op == OP_WRITE_FIRST || op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM ||
+	       op == OP_READ_REQ;
+}
+
+static bool op_has_imm(uint8_t op)
+{
+	return op == OP_SEND_LAST_IMM || op == OP_SEND_ONLY_IMM || op == OP_WRITE_LAST_IMM ||
+	       op == OP_WRITE_ONLY_IMM;
+}
+
+/* Build @r into @p; returns the datagram's length, ICRC included. */
+static size_t req_build(const struct req *r, uint8_t *p)
+{
+	unsigned int pad = r->padcnt >= 0 ? (unsigned int)r->padcnt : (-r->len) & 3;
+	uint8_t *q = p + BTH_LEN;
+	size_t len;
+
+	p[0] = r->op;
+	p[1] = (uint8_t)(pad << 4);
+	p[2] = PKEY >> 8;
+	p[3] = PKEY & 0xff;
+	put32(p + 4, vic.qpn);
+	put32(p + 8, (r->ackreq ? 0x80000000u : 0) | r->psn);
+	if (op_has_reth(r->op)) {
+		q = put64(q, r->va);
+		q = put32(q, r->rkey);
+		q = put32(q, r->dmalen);
+	}
+	if (r->op == OP_CMP_SWAP || r->op == OP_FETCH_ADD) {
+		q = put64(q, r->va);
+		q = put32(q, r->rkey);
+		q = put64(q, r->swap_add);
+		q = put64(q, r->compare);
+	}
+	if (op_has_imm(r->op)) {
+		memcpy(q, &r->imm, 4);
+		q += 4;
+	}
+	if (r->len)
+		memcpy(q, r->data, r->len);
+	q += r->len;
+	memset(q, 0, pad);
+	q += pad;
+	len = (size_t)(q - p) + ICRC_LEN;
+	roce_put_icrc(p, len, roce_icrc(&peer.tx, p, len));
+	return len;
+}
+
+/* Send @n requests in one sendmmsg() (back to back on the wire). */
+static int req_send_n(const struct req *r, unsigned int n)
+{
+	static uint8_t bufs[4][MAX_PKT];
+	struct mmsghdr m[4];
+	struct iovec iov[4];
+	unsigned int i, done = 0;
+	int k;
+
+	if (n > 4)
+		return failf("internal: %u requests at once", n);
+	memset(m, 0, sizeof(m));
+	for (i = 0; i < n; i++) {
+		iov[i].iov_base = bufs[i];
+		iov[i].iov_len = req_build(&r[i], bufs[i]);
+		m[i].msg_hdr.msg_name = &peer.victim;
+		m[i].msg_hdr.msg_namelen = peer.victim_len;
+		m[i].msg_hdr.msg_iov = &iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+		vlog("  -> op 0x%02x psn 0x%06x len %u\n", r[i].op, r[i].psn, r[i].len);
+	}
+	while (done < n) {
+		k = sendmmsg(peer.sock, m + done, n - done, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return failf("sendmmsg: %s", strerror(errno));
+		done += (unsigned int)k;
+	}
+	peer.sent += n;
+	return 0;
+}
+
+static int req_send(const struct req *r)
+{
+	return req_send_n(r, 1);
+}
+
+/* A packet sroce sent the peer, parsed. */
+struct rsp {
+	uint8_t op;
+	uint32_t psn;
+	uint8_t syn;		/* AETH, if any */
+	uint32_t msn;
+	uint64_t orig;		/* AtomicAckETH */
+	const uint8_t *data;
+	uint32_t len;
+	uint8_t raw[MAX_PKT + 64];
+};
+
+static int rsp_parse(struct rsp *r, size_t n, uint16_t sport)
+{
+	const uint8_t *p = r->raw;
+	unsigned int hdr = BTH_LEN, pad;
+	struct roce_pseudo ph;
+
+	CHECK(n >= BTH_LEN + ICRC_LEN, "a %zu-byte datagram from sroce", n);
+	r->op = p[0];
+	r->psn = get32(p + 8) & 0xffffff;
+	CHECK(r->op >= OP_READ_RESP_FIRST && r->op <= OP_ATOMIC_ACK,
+	      "sroce sent opcode 0x%02x (psn 0x%06x), not a response", r->op, r->psn);
+	CHECK((p[1] & 0x0f) == 0 && get32(p) % 65536 == PKEY,
+	      "a response with TVer %u, P_Key 0x%04x", p[1] & 0x0f, get32(p) & 0xffff);
+	CHECK((get32(p + 4) & 0xffffff) == peer.qpn, "a response to QP 0x%06x, not ours (0x%06x)",
+	      get32(p + 4) & 0xffffff, peer.qpn);
+	if (peer.family == AF_INET6) {
+		roce_pseudo_init(&ph, AF_INET6, peer.victim_addr, peer.peer_addr, sport);
+		CHECK(roce_icrc(&ph, p, n) == roce_get_icrc(p, n),
+		      "ICRC of op 0x%02x psn 0x%06x is %08x, want %08x", r->op, r->psn,
+		      roce_get_icrc(p, n), roce_icrc(&ph, p, n));
+	}
+	r->syn = 0;
+	r->msn = 0;
+	r->orig = 0;
+	if (r->op != OP_READ_RESP_MIDDLE) {
+		CHECK(n >= hdr + AETH_LEN + ICRC_LEN, "op 0x%02x too short for its AETH", r->op);
+		r->syn = p[hdr];
+		r->msn = get32(p + hdr) & 0xffffff;
+		hdr += AETH_LEN;
+	}
+	if (r->op == OP_ATOMIC_ACK) {
+		CHECK(n >= hdr + ATMACK_LEN + ICRC_LEN, "atomic ACK too short");
+		r->orig = get64(p + hdr);
+		hdr += ATMACK_LEN;
+	}
+	pad = (p[1] >> 4) & 3;
+	CHECK(n >= hdr + pad + ICRC_LEN, "op 0x%02x psn 0x%06x: PadCnt %u past its end", r->op,
+	      r->psn, pad);
+	r->data = p + hdr;
+	r->len = (uint32_t)(n - hdr - pad - ICRC_LEN);
+	if (r->op == OP_ACK || r->op == OP_ATOMIC_ACK)
+		CHECK(!r->len && !pad, "op 0x%02x with %u bytes of payload", r->op, r->len + pad);
+	return 0;
+}
+
+static long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000L + t.tv_nsec / 1000000;
+}
+
+/* The next packet from sroce within @ms: 1, or 0 if none came. */
+static int rsp_recv(struct rsp *r, int ms)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl;
+	struct sockaddr_storage from;
+	struct iovec iov = { .iov_base = r->raw, .iov_len = sizeof(r->raw) };
+	struct msghdr mh = { .msg_name = &from, .msg_iov = &iov, .msg_iovlen = 1 };
+	struct pollfd pfd = { .fd = peer.sock, .events = POLLIN };
+	long end = now_ms() + ms;
+	struct cmsghdr *cm;
+	uint32_t drops;
+	uint16_t sport;
+	ssize_t n;
+	int k;
+
+	for (;;) {
+		k = poll(&pfd, 1, (int)(end - now_ms() > 0 ? end - now_ms() : 0));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return failf("poll: %s", strerror(errno));
+		if (!k)
+			return 0;
+		mh.msg_namelen = sizeof(from);
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		n = recvmsg(peer.sock, &mh, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return failf("recvmsg: %s", strerror(errno));
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SO_RXQ_OVFL)
+				continue;
+			memcpy(&drops, CMSG_DATA(cm), sizeof(drops));
+			CHECK(!drops, "the peer's socket dropped %u datagrams (receive buffer full)",
+			      drops);
+		}
+		peer.rcvd++;
+		sport = from.ss_family == AF_INET ? ((struct sockaddr_in *)&from)->sin_port :
+						    ((struct sockaddr_in6 *)&from)->sin6_port;
+		TRY(rsp_parse(r, (size_t)n, sport));
+		vlog("  <- op 0x%02x psn 0x%06x syn 0x%02x msn %u len %u\n", r->op, r->psn, r->syn,
+		     r->msn, r->len);
+		return 1;
+	}
+}
+
+static const char *rsp_str(const struct rsp *r)
+{
+	static char s[128];
+
+	snprintf(s, sizeof(s), "op 0x%02x psn 0x%06x syndrome 0x%02x msn %u (%u bytes)", r->op,
+		 r->psn, r->syn, r->msn, r->len);
+	return s;
+}
+
+/* The next packet must come, within the timeout. */
+static int rsp_expect(struct rsp *r, const char *what)
+{
+	int k = rsp_recv(r, opt.timeout_ms);
+
+	TRY(k);
+	CHECK(k, "no answer to %s within %d ms", what, opt.timeout_ms);
+	return 0;
+}
+
+/* Nothing more from sroce for opt.quiet_ms. */
+static int expect_quiet(const char *after)
+{
+	struct rsp r;
+	int k = rsp_recv(&r, opt.quiet_ms);
+
+	TRY(k);
+	CHECK(!k, "after %s, an unexpected %s", after, rsp_str(&r));
+	return 0;
+}
+
+/* An ACK-family packet: opcode ACK with syndrome @syn, PSN @psn, MSN @msn. */
+static int expect_ack(uint8_t syn, uint32_t psn, uint32_t msn, const char *what)
+{
+	struct rsp r;
+
+	TRY(rsp_expect(&r, what));
+	CHECK(r.op == OP_ACK && r.syn == syn && r.psn == psn && r.msn == msn,
+	      "%s: got %s, want ACK syndrome 0x%02x psn 0x%06x msn %u", what, rsp_str(&r), syn, psn,
+	      msn);
+	return 0;
+}
+
+static int expect_atomic_ack(uint32_t psn, uint64_t orig, uint32_t msn, uint32_t msn_alt,
+			     const char *what)
+{
+	struct rsp r;
+
+	TRY(rsp_expect(&r, what));
+	CHECK(r.op == OP_ATOMIC_ACK && r.syn == AETH_ACK_UNLIMITED && r.psn == psn &&
+	      (r.msn == msn || r.msn == msn_alt),
+	      "%s: got %s, want an atomic ACK psn 0x%06x msn %u", what, rsp_str(&r), psn, msn);
+	CHECK(r.orig == (uint64_t)orig, "%s: atomic ACK carries 0x%llx, want 0x%llx", what,
+	      (unsigned long long)r.orig, (unsigned long long)orig);
+	return 0;
+}
+
+/* The opcode of packet @i of @n of a READ response. */
+static uint8_t read_op(uint32_t i, uint32_t n)
+{
+	if (n == 1)
+		return OP_READ_RESP_ONLY;
+	if (!i)
+		return OP_READ_RESP_FIRST;
+	return i == n - 1 ? OP_READ_RESP_LAST : OP_READ_RESP_MIDDLE;
+}
+
+/*
+ * Check one READ response packet against the request it answers: PSN
+ * @first + @i, opcode @op, payload = the victim's memory at @off.
+ */
+static int check_read_pkt(const struct rsp *r, uint32_t first, uint32_t i, uint8_t op, uint32_t off, uint32_t total, uint32_t msn, const char *what)
+{
+	uint32_t want = total - i * PMTU < PMTU ? total - i * PMTU : PMTU;
+
+	CHECK(r->psn == psn_add(first, i) && r->op == op,
+	      "%s: got %s, want op 0x%02x psn 0x%06x", what, rsp_str(r), op, psn_add(first, i));
+	CHECK(r->len == want, "%s: psn 0x%06x carries %u bytes, want %u", what, r->psn, r->len,
+	      want);
+	CHECK(!memcmp(r->data, vic.buf + off + i * PMTU, want),
+	      "%s: psn 0x%06x carries the wrong bytes", what, r->psn);
+	if (op != OP_READ_RESP_MIDDLE)
+		CHECK(r->syn == AETH_ACK_UNLIMITED && r->msn == msn,
+		      "%s: psn 0x%06x AETH syndrome 0x%02x msn %u, want 0x%02x msn %u", what, r->psn,
+		      r->syn, r->msn, AETH_ACK_UNLIMITED, msn);
+	return 0;
+}
+
+/* The index of @psn in [@first, @first + @n), or -1. */
+static int psn_index(uint32_t psn, uint32_t first, uint32_t n)
+{
+	uint32_t i = (psn - first) & 0xffffff;
+
+	return i < n ? (int)i : -1;
+}
+
+/*
+ * One more READ response packet of a response expected as PSNs [@first,
+ * @first + @n) over the victim's bytes at @off (@total bytes); @got marks
+ * the packets seen (each may come once), @next is the index expected in
+ * order.  @mid: the response continues an earlier one (a duplicate from
+ * the middle of a READ's PSN range), so it starts with a Middle packet.
+ * Packets may come out of order: a veth hands each packet to the receive
+ * backlog of the CPU that sent it, and sroce sends a long response partly
+ * from the receive path and partly from its work, on another CPU (counted
+ * in peer.reordered, and reported, not failed).
+ */
+static int take_read_pkt(const struct rsp *r, uint32_t first, uint32_t n, uint32_t off,
+			 uint32_t total, uint32_t msn, bool mid, bool *got, uint32_t *next,
+			 const char *what)
+{
+	int i = psn_index(r->psn, first, n);
+	uint8_t op;
+
+	CHECK(i >= 0, "%s: got %s, want psn 0x%06x..0x%06x", what, rsp_str(r), first,
+	      psn_add(first, n - 1));
+	CHECK(!got[i], "%s: psn 0x%06x came twice", what, r->psn);
+	if ((uint32_t)i != *next)
+		peer.reordered++;
+	*next = (uint32_t)i + 1;
+	got[i] = true;
+	op = read_op((uint32_t)i, n);
+	if (mid && !i)
+		op = n == 1 ? OP_READ_RESP_LAST : OP_READ_RESP_MIDDLE;
+	return check_read_pkt(r, first, (uint32_t)i, op, off, total, msn, what);
+}
+
+/*
+ * A READ response in full: @n packets from PSN @first, the bytes at offset
+ * @off of the victim's MR (take_read_pkt()).
+ */
+static int expect_read(uint32_t first, uint32_t off, uint32_t total, uint32_t msn, bool mid,
+		       const char *what)
+{
+	uint32_t n = total ? (total + PMTU - 1) / PMTU : 1, i, next = 0;
+	bool got[n];
+	struct rsp r;
+
+	memset(got, 0, sizeof(got));
+	for (i = 0; i < n; i++) {
+		TRY(rsp_expect(&r, what));
+		TRY(take_read_pkt(&r, first, n, off, total, msn, mid, got, &next, what));
+	}
+	return 0;
+}
+
+/* --- the victim ------------------------------------------------------------- */
+
+/* What a scenario wants of its victim QP. */
+struct vconf {
+	uint32_t epsn;		/* the victim's expected PSN (rq_psn) */
+	uint32_t sq_psn;
+	uint8_t rd_atomic;	/* max_dest_rd_atomic */
+	uint8_t min_rnr_timer;
+	unsigned int nrecv;	/* receive WQEs posted at the start */
+	uint32_t recv_len;	/* their length (default RECV_SLOT) */
+};
+
+static uint32_t recv_posted;	/* receive WQEs posted so far (wr_id = slot) */
+static uint32_t recv_len;
+
+/* Pattern @seed over the victim's memory, zero its receive buffers. */
+static void vic_fill(unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < MR_SIZE; i++)
+		vic.buf[i] = (uint8_t)(i * 7 + (i >> 10) * 13 + seed);
+	for (i = 0; i < RO_SIZE; i++)
+		vic.robuf[i] = (uint8_t)(i * 3 + seed);
+	memset(vic.rbuf, 0, RECV_SLOT * RECV_SLOTS);
+}
+
+static void vic_open(void)
+{
+	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		  IBV_ACCESS_REMOTE_ATOMIC;
+	int flags;
+
+	vic.ctx = open_device(opt.dev);
+	vic.pd = ibv_alloc_pd(vic.ctx);
+	if (!vic.pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	if (posix_memalign((void **)&vic.buf, 4096, MR_SIZE) ||
+	    posix_memalign((void **)&vic.robuf, 4096, RO_SIZE) ||
+	    posix_memalign((void **)&vic.rbuf, 4096, RECV_SLOT * RECV_SLOTS))
+		die("out of memory");
+	vic.mr = ibv_reg_mr(vic.pd, vic.buf, MR_SIZE, acc);
+	vic.ro = ibv_reg_mr(vic.pd, vic.robuf, RO_SIZE,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	vic.rmr = ibv_reg_mr(vic.pd, vic.rbuf, RECV_SLOT * RECV_SLOTS, IBV_ACCESS_LOCAL_WRITE);
+	if (!vic.mr || !vic.ro || !vic.rmr)
+		die("ibv_reg_mr: %s", strerror(errno));
+	flags = fcntl(vic.ctx->async_fd, F_GETFL);
+	if (fcntl(vic.ctx->async_fd, F_SETFL, flags | O_NONBLOCK))
+		die("async fd: %s", strerror(errno));
+	memset(&vic.peer_gid, 0, sizeof(vic.peer_gid));
+	if (peer.family == AF_INET) {
+		vic.peer_gid.raw[10] = vic.peer_gid.raw[11] = 0xff;
+		memcpy(vic.peer_gid.raw + 12, peer.peer_addr, 4);
+	} else {
+		memcpy(vic.peer_gid.raw, peer.peer_addr, 16);
+	}
+}
+
+static int post_recv(uint32_t len)
+{
+	struct ibv_recv_wr wr = { 0 }, *bad;
+	struct ibv_sge sge;
+	uint32_t slot = recv_posted;
+
+	if (slot >= RECV_SLOTS)
+		return failf("internal: out of receive slots");
+	sge.addr = (uintptr_t)(vic.rbuf + slot * RECV_SLOT);
+	sge.length = len;
+	sge.lkey = vic.rmr->lkey;
+	wr.wr_id = slot;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (ibv_post_recv(vic.qp, &wr, &bad))
+		return failf("ibv_post_recv: %s", strerror(errno));
+	recv_posted++;
+	return 0;
+}
+
+static int qp_modify(struct ibv_qp_attr *a, int mask, const char *what)
+{
+	errno = ibv_modify_qp(vic.qp, a, mask);
+	if (errno)
+		return failf("modify_qp to %s: %s", what, strerror(errno));
+	return 0;
+}
+
+/* A fresh victim QP and CQ, in RTS, connected to the peer's claimed QPN. */
+static int vic_up(const struct vconf *c)
+{
+	struct ibv_qp_init_attr ia = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = RECV_SLOTS, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+	struct ibv_qp_attr a;
+	unsigned int i;
+
+	vic.cq = ibv_create_cq(vic.ctx, 64, NULL, NULL, 0);
+	if (!vic.cq)
+		return failf("ibv_create_cq: %s", strerror(errno));
+	ia.send_cq = ia.recv_cq = vic.cq;
+	vic.qp = ibv_create_qp(vic.pd, &ia);
+	if (!vic.qp)
+		return failf("ibv_create_qp: %s", strerror(errno));
+	vic.qpn = vic.qp->qp_num;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			    IBV_ACCESS_REMOTE_ATOMIC;
+	TRY(qp_modify(&a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
+		      "INIT"));
+	recv_posted = 0;
+	recv_len = c->recv_len ? c->recv_len : RECV_SLOT;
+	for (i = 0; i < c->nrecv; i++)
+		TRY(post_recv(recv_len));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = peer.qpn;
+	a.rq_psn = c->epsn;
+	a.max_dest_rd_atomic = c->rd_atomic ? c->rd_atomic : 1;
+	a.min_rnr_timer = c->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = vic.peer_gid;
+	a.ah_attr.grh.sgid_index = (uint8_t)opt.gid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	TRY(qp_modify(&a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR"));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = c->sq_psn;
+	a.max_rd_atomic = 1;
+	return qp_modify(&a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+}
+
+/* Every async event of the victim, acknowledged; @want's type counted. */
+static int async_drain(enum ibv_event_type want, int *seen)
+{
+	struct ibv_async_event ev;
+
+	while (!ibv_get_async_event(vic.ctx, &ev)) {
+		vlog("  async event %s\n", ibv_event_type_str(ev.event_type));
+		if (seen && ev.event_type == want && ev.element.qp == vic.qp)
+			(*seen)++;
+		ibv_ack_async_event(&ev);
+	}
+	return 0;
+}
+
+static void vic_down(void)
+{
+	async_drain(IBV_EVENT_COMM_EST, NULL);
+	if (vic.qp)
+		ibv_destroy_qp(vic.qp);
+	if (vic.cq)
+		ibv_destroy_cq(vic.cq);
+	vic.qp = NULL;
+	vic.cq = NULL;
+}
+
+/* The async event @want for the victim QP must come within the timeout. */
+static int expect_event(enum ibv_event_type want)
+{
+	struct pollfd pfd = { .fd = vic.ctx->async_fd, .events = POLLIN };
+	long end = now_ms() + opt.timeout_ms;
+	int seen = 0;
+
+	while (!seen && now_ms() < end) {
+		poll(&pfd, 1, 100);
+		async_drain(want, &seen);
+	}
+	CHECK(seen, "no %s event for the victim QP", ibv_event_type_str(want));
+	return 0;
+}
+
+static int expect_state(enum ibv_qp_state want)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	errno = ibv_query_qp(vic.qp, &a, IBV_QP_STATE, &ia);
+	CHECK(!errno, "ibv_query_qp: %s", strerror(errno));
+	CHECK(a.qp_state == want, "victim QP in state %d, want %d", a.qp_state, want);
+	return 0;
+}
+
+/* The next completion must come within the timeout and be this one. */
+static int expect_wc(uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode op,
+		     uint32_t byte_len, bool imm, uint32_t imm_data, const char *what)
+{
+	long end = now_ms() + opt.timeout_ms;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(vic.cq, 1, &wc)) == 0 && now_ms() < end)
+		usleep(1000);
+	CHECK(n >= 0, "ibv_poll_cq: %d", n);
+	CHECK(n == 1, "%s: no completion within %d ms", what, opt.timeout_ms);
+	CHECK(wc.wr_id == wr_id && wc.status == st,
+	      "%s: completion wr_id %llu status %s, want wr_id %llu %s", what,
+	      (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status),
+	      (unsigned long long)wr_id, ibv_wc_status_str(st));
+	if (st != IBV_WC_SUCCESS)
+		return 0;
+	CHECK(wc.opcode == op && wc.byte_len == byte_len,
+	      "%s: completion opcode %d byte_len %u, want %d %u", what, wc.opcode, wc.byte_len, op,
+	      byte_len);
+	CHECK(!!(wc.wc_flags & IBV_WC_WITH_IMM) == imm && (!imm || wc.imm_data == imm_data),
+	      "%s: completion immediate %s 0x%08x, want %s 0x%08x", what,
+	      wc.wc_flags & IBV_WC_WITH_IMM ? "yes" : "no", ntohl(wc.imm_data), imm ? "yes" : "no",
+	      ntohl(imm_data));
+	return 0;
+}
+
+static int expect_no_wc(const char *after)
+{
+	struct ibv_wc wc;
+	int n;
+
+	usleep(100 * 1000);
+	n = ibv_poll_cq(vic.cq, 1, &wc);
+	CHECK(n == 0, "after %s, an unexpected completion (wr_id %llu status %s)", after,
+	      (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
+	return 0;
+}
+
+/* The receive in slot @slot holds @len bytes of @data. */
+static int check_recv(uint32_t slot, const uint8_t *data, uint32_t len, const char *what)
+{
+	CHECK(!memcmp(vic.rbuf + slot * RECV_SLOT, data, len), "%s: the received bytes differ",
+	      what);
+	return 0;
+}
+
+/* The receive WQEs from @from on flush (the QP went to the error state). */
+static int expect_flushed(uint32_t from)
+{
+	uint32_t i;
+
+	for (i = from; i < recv_posted; i++)
+		TRY(expect_wc(i, IBV_WC_WR_FLUSH_ERR, IBV_WC_RECV, 0, false, 0,
+			      "a posted receive after the error"));
+	return 0;
+}
+
+/* --- the device's counters --------------------------------------------------- */
+
+/* The counters every scenario accounts for (other than rx/tx_packets). */
+static const char *const cnt_names[] = {
+	"rx_drop_dup", "rx_drop_seq", "seq_naks_sent", "rnr_naks_sent", "err_naks_sent",
+	"rx_drop_short", "rx_drop_header", "rx_drop_icrc", "rx_drop_opcode", "rx_drop_no_qp",
+	"rx_drop_qp_type", "rx_drop_qp_state", "rx_drop_address", "rx_drop_pkey",
+	"rx_drop_resp", "rx_dup_resp", "retransmits", "timeouts", "seq_naks_rcvd",
+	"rnr_naks_rcvd", "err_naks_rcvd", "rx_packets", "tx_packets",
+};
+#define NCNT (sizeof(cnt_names) / sizeof(cnt_names[0]))
+
+static int cnt_read(long long *v)
+{
+	char path[256];
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < NCNT; i++) {
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+			 opt.dev, cnt_names[i]);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%lld", &v[i]) != 1) {
+			if (f)
+				fclose(f);
+			return failf("cannot read %s", path);
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+/* On stderr: every counter that moved, to tell why a scenario failed. */
+static void cnt_dump(const long long *before, const long long *after)
+{
+	unsigned int i;
+
+	fprintf(stderr, "counters moved:");
+	for (i = 0; i < NCNT; i++)
+		if (after[i] != before[i])
+			fprintf(stderr, " %s+%lld", cnt_names[i], after[i] - before[i]);
+	fprintf(stderr, " (peer sent %lu, received %lu)\n", peer.sent, peer.rcvd);
+}
+
+/*
+ * Compare the counters with @before: each named in @want ("name=N ...")
+ * moved by N, every other one in cnt_names by 0; rx_packets by what the
+ * peer sent, tx_packets by what it received.
+ */
+static int cnt_check(const long long *before, const char *want)
+{
+	long long after[NCNT], w, d;
+	const char *p;
+	unsigned int i;
+	size_t l;
+
+	TRY(cnt_read(after));
+	for (i = 0; i < NCNT; i++) {
+		w = 0;
+		l = strlen(cnt_names[i]);
+		for (p = want; p && (p = strstr(p, cnt_names[i])); p += l)
+			if ((p == want || p[-1] == ' ') && p[l] == '=')
+				w = atoll(p + l + 1);
+		if (!strcmp(cnt_names[i], "rx_packets"))
+			w = (long long)peer.sent;
+		if (!strcmp(cnt_names[i], "tx_packets"))
+			w = (long long)peer.rcvd;
+		d = after[i] - before[i];
+		if (d != w)
+			cnt_dump(before, after);
+		CHECK(d == w, "counter %s moved by %lld, want %lld", cnt_names[i], d, w);
+	}
+	return 0;
+}
+
+/* --- the scenarios ------------------------------------------------------------ */
+
+static uint8_t msg[4][2 * PMTU];	/* what the peer's SENDs and WRITEs carry */
+
+static struct req rq(uint8_t op, uint32_t psn)
+{
+	struct req r = { .op = op, .psn = psn, .ackreq = true, .padcnt = -1 };
+
+	return r;
+}
+
+static struct req rq_send(uint8_t op, uint32_t psn, const uint8_t *data, uint32_t len)
+{
+	struct req r = rq(op, psn);
+
+	r.data = data;
+	r.len = len;
+	return r;
+}
+
+static struct req rq_rdma(uint8_t op, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t dmalen)
+{
+	struct req r = rq(op, psn);
+
+	r.va = va;
+	r.rkey = rkey;
+	r.dmalen = dmalen;
+	return r;
+}
+
+static uint64_t va_of(uint32_t off)
+{
+	return (uintptr_t)vic.buf + off;
+}
+
+/*
+ * read_replay_new_read - the regression of commit 37109d8 ("resp: a new
+ * READ/atomic takes a resource whose answer is only a replay").
+ *
+ * max_dest_rd_atomic 1.  READ R1 is answered in full; the peer then sends
+ * a duplicate of R1 (as a requester whose ACK timer fired while the answer
+ * was on its way does) and, right behind it in the same sendmmsg(), READ
+ * R2 from the PSN after R1's last response.  The requester has R1 in full,
+ * so R2 is within the one READ it may have outstanding, and the responder
+ * must take it (IBTA 9.7.5.1.4: the responder need not finish a
+ * duplicate's replay the requester no longer waits for; 9.5.3: it accepts
+ * new requests up to its max_dest_rd_atomic).  So the answer must be R1's
+ * replay (possibly cut short, only R1's PSNs and bytes, each at most once)
+ * and R2 in full with the right bytes, PSNs and MSN 2, never a NAK.
+ * Before 37109d8 sroce's one resource still held the queued replay when R2
+ * arrived: it NAKed R2 "invalid request" and failed the QP.
+ *
+ * R1 is 256 KiB (256 response packets), not less: the replay must still be
+ * going on when R2 arrives, and sroce sends most of it from a work that
+ * may run on the other CPU while the peer's sendmmsg() hands over R2; with
+ * 64 packets the replay sometimes ended first.  And the requester must have
+ * R1 in full first: sent right after R1's first response packet, R2 would
+ * be a second READ outstanding, over the limit, and "NAK invalid request"
+ * a legal answer.
+ */
+static int sc_read_replay_new_read(const struct vconf *c)
+{
+	enum { N1 = 256, N2 = 8 };
+	const uint32_t len1 = N1 * PMTU, len2 = N2 * PMTU, off2 = len1;
+	uint32_t p = c->epsn, p2 = psn_add(p, N1), next1 = 0, next2 = 0, seen1 = 0, seen2 = 0;
+	bool got1[N1] = { false }, got2[N2] = { false };
+	struct req two[2];
+	struct rsp r;
+
+	two[0] = rq_rdma(OP_READ_REQ, p, va_of(0), vic.mr->rkey, len1);
+	TRY(req_send(&two[0]));
+	TRY(expect_read(p, 0, len1, 1, false, "R1"));
+	two[1] = rq_rdma(OP_READ_REQ, p2, va_of(off2), vic.mr->rkey, len2);
+	TRY(req_send_n(two, 2));
+	while (seen2 < N2) {
+		TRY(rsp_expect(&r, seen2 ? "R2" : "R1's duplicate and R2"));
+		CHECK(r.op != OP_ACK, "NAK/ACK instead of READ data: %s", rsp_str(&r));
+		if (psn_index(r.psn, p, N1) >= 0) {
+			TRY(take_read_pkt(&r, p, N1, 0, len1, 1, false, got1, &next1,
+					  "R1's replay"));
+			seen1++;
+			continue;
+		}
+		TRY(take_read_pkt(&r, p2, N2, off2, len2, 2, false, got2, &next2, "R2"));
+		seen2++;
+	}
+	fprintf(stderr, "read_replay_new_read: R1's replay sent %u of %u packets\n", seen1, N1);
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * dup_send - a SEND repeated with its old PSN (its ACK was lost) is
+ * acknowledged again, with the PSN of the newest request the responder
+ * has (9.7.5.1.1: a duplicate SEND/WRITE is not executed again but
+ * answered with an ACK), and not delivered again: one receive completion;
+ * the next SEND (with immediate) takes the second receive WQE.
+ */
+static int sc_dup_send(const struct vconf *c)
+{
+	uint32_t p = c->epsn, imm = htonl(0x1234abcd);
+	struct req r = rq_send(OP_SEND_ONLY, p, msg[0], 100);
+
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, p, 1, "a SEND"));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 100, false, 0, "a SEND"));
+	TRY(check_recv(0, msg[0], 100, "a SEND"));
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, p, 1, "the duplicate SEND"));
+	TRY(expect_no_wc("the duplicate SEND"));
+	r = rq_send(OP_SEND_ONLY_IMM, psn_add(p, 1), msg[1], 300);
+	r.imm = imm;
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 1), 2, "the SEND after the duplicate"));
+	TRY(expect_wc(1, IBV_WC_SUCCESS, IBV_WC_RECV, 300, true, imm, "the SEND after"));
+	TRY(check_recv(1, msg[1], 300, "the SEND after the duplicate"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * dup_read - a duplicate READ is answered again from the saved request
+ * (9.7.5.1.4), from the PSN the duplicate carries: a duplicate of the
+ * whole READ gets the whole response again, First to Last; one from the
+ * middle of its PSN range (the requester lost the response's tail and asks
+ * for the rest, its RETH moved on by as many bytes) gets the rest, from
+ * that PSN, continuing the response (Middle .. Last, as rdma_rxe answers
+ * too).  Neither moves the expected PSN: the next SEND is new.
+ */
+static int sc_dup_read(const struct vconf *c)
+{
+	uint32_t p = c->epsn, len = 4 * PMTU;
+	struct req r = rq_rdma(OP_READ_REQ, p, va_of(4096), vic.mr->rkey, len);
+
+	TRY(req_send(&r));
+	TRY(expect_read(p, 4096, len, 1, false, "a READ"));
+	r = rq_rdma(OP_READ_REQ, psn_add(p, 2), va_of(4096 + 2 * PMTU), vic.mr->rkey, 2 * PMTU);
+	TRY(req_send(&r));
+	TRY(expect_read(psn_add(p, 2), 4096 + 2 * PMTU, 2 * PMTU, 1, true,
+			"a duplicate READ from its third PSN"));
+	r = rq_rdma(OP_READ_REQ, p, va_of(4096), vic.mr->rkey, len);
+	TRY(req_send(&r));
+	TRY(expect_read(p, 4096, len, 1, false, "a duplicate of the whole READ"));
+	r = rq_send(OP_SEND_ONLY, psn_add(p, 4), msg[2], 64);
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 4), 2, "a SEND after the duplicates"));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 64, false, 0, "a SEND after the READs"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * seq_gap - a request with a PSN ahead of the expected one means packets
+ * were lost: the responder sends one NAK "PSN sequence error" carrying
+ * the expected PSN (9.7.5.1.2), drops silently whatever else comes ahead
+ * in that gap (one NAK per gap: rx_drop_seq), and takes the expected PSN
+ * normally when it comes.  A later gap gets a NAK of its own.
+ */
+static int sc_seq_gap(const struct vconf *c)
+{
+	uint32_t p = c->epsn, i;
+	struct req r;
+
+	r = rq_send(OP_SEND_ONLY, psn_add(p, 2), msg[2], 200);
+	TRY(req_send(&r));
+	TRY(expect_ack(NAK_PSN_SEQ, p, 0, "a SEND two PSNs ahead"));
+	r = rq_send(OP_SEND_ONLY, psn_add(p, 3), msg[3], 200);
+	TRY(req_send(&r));
+	TRY(expect_quiet("a second SEND in the gap"));
+	r = rq_send(OP_SEND_ONLY, psn_add(p, 2), msg[2], 200);
+	TRY(req_send(&r));
+	TRY(expect_quiet("the first SEND in the gap again"));
+	TRY(expect_no_wc("SENDs in the gap"));
+	for (i = 0; i < 4; i++) {
+		r = rq_send(OP_SEND_ONLY, psn_add(p, i), msg[i], 200 + i);
+		TRY(req_send(&r));
+		TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, i), i + 1, "a SEND in order"));
+		TRY(expect_wc(i, IBV_WC_SUCCESS, IBV_WC_RECV, 200 + i, false, 0, "a SEND in order"));
+		TRY(check_recv(i, msg[i], 200 + i, "a SEND in order"));
+	}
+	r = rq_rdma(OP_WRITE_ONLY, psn_add(p, 6), va_of(0), vic.mr->rkey, 16);
+	r.data = msg[0];
+	r.len = 16;
+	TRY(req_send(&r));
+	TRY(expect_ack(NAK_PSN_SEQ, psn_add(p, 4), 4, "a WRITE ahead after the gap closed"));
+	r.psn = psn_add(p, 4);
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 4), 5, "the expected WRITE"));
+	CHECK(!memcmp(vic.buf, msg[0], 16), "the WRITE did not land");
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * A fatal error NAK: the request at @psn NAKed with @syn, the QP in the
+ * error state with async event @ev (9.7.5.2.x: class B/C/D errors), its
+ * posted receives from @flushed on flushed.
+ */
+static int expect_fatal(const struct req *r, uint8_t syn, enum ibv_event_type ev,
+			uint32_t flushed, const char *what)
+{
+	TRY(req_send(r));
+	TRY(expect_ack(syn, r->psn, 0, what));
+	TRY(expect_event(ev));
+	TRY(expect_state(IBV_QPS_ERR));
+	return expect_flushed(flushed);
+}
+
+/* write_bad_rkey - RDMA WRITE with an R_Key nobody has: NAK remote access error. */
+static int sc_write_bad_rkey(const struct vconf *c)
+{
+	struct req r = rq_rdma(OP_WRITE_ONLY, c->epsn, va_of(0), vic.mr->rkey ^ 0x80, 64);
+
+	r.data = msg[1];
+	r.len = 64;
+	TRY(expect_fatal(&r, NAK_REM_ACCESS, IBV_EVENT_QP_ACCESS_ERR, 0, "a WRITE, bad R_Key"));
+	CHECK(memcmp(vic.buf, msg[1], 64), "the WRITE with a bad R_Key landed");
+	return 0;
+}
+
+/* read_past_end - RDMA READ running 512 bytes past its MR: NAK remote access error. */
+static int sc_read_past_end(const struct vconf *c)
+{
+	struct req r = rq_rdma(OP_READ_REQ, c->epsn, va_of(MR_SIZE - 512), vic.mr->rkey, PMTU);
+
+	return expect_fatal(&r, NAK_REM_ACCESS, IBV_EVENT_QP_ACCESS_ERR, 0,
+			    "a READ past the end of the MR");
+}
+
+/* write_no_remote_write - RDMA WRITE to an MR registered without remote write. */
+static int sc_write_no_remote_write(const struct vconf *c)
+{
+	struct req r = rq_rdma(OP_WRITE_ONLY, c->epsn, (uintptr_t)vic.robuf, vic.ro->rkey, 64);
+
+	r.data = msg[1];
+	r.len = 64;
+	TRY(expect_fatal(&r, NAK_REM_ACCESS, IBV_EVENT_QP_ACCESS_ERR, 0,
+			 "a WRITE to a read-only MR"));
+	CHECK(memcmp(vic.robuf, msg[1], 64), "the WRITE to a read-only MR landed");
+	return 0;
+}
+
+/*
+ * write_middle_alone - RDMA WRITE Middle with no First before it: an
+ * opcode out of sequence, NAK invalid request (9.7.5.2.x, class C).
+ */
+static int sc_write_middle_alone(const struct vconf *c)
+{
+	struct req r = rq_send(OP_WRITE_MIDDLE, c->epsn, msg[0], PMTU);
+
+	return expect_fatal(&r, NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR, 0,
+			    "a WRITE Middle with no First");
+}
+
+/* send_last_alone - SEND Last after nothing: NAK invalid request. */
+static int sc_send_last_alone(const struct vconf *c)
+{
+	struct req r = rq_send(OP_SEND_LAST, c->epsn, msg[0], 64);
+
+	TRY(expect_fatal(&r, NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR, 0, "a SEND Last alone"));
+	return expect_no_wc("the flushed receive");
+}
+
+/*
+ * write_len_mismatch - RDMA WRITE Only whose RETH says 64 bytes but which
+ * carries 60: a length error, NAK invalid request (9.7.5.2.x).
+ */
+static int sc_write_len_mismatch(const struct vconf *c)
+{
+	struct req r = rq_rdma(OP_WRITE_ONLY, c->epsn, va_of(0), vic.mr->rkey, 64);
+
+	r.data = msg[1];
+	r.len = 60;
+	return expect_fatal(&r, NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR, 0,
+			    "a WRITE Only shorter than its RETH");
+}
+
+/*
+ * write_first_pad - RDMA WRITE First with a PMTU of data but PadCnt 3: its
+ * payload is then 1021 bytes, and a First packet must carry exactly the
+ * PMTU (9.7.5.2.x): NAK invalid request.
+ */
+static int sc_write_first_pad(const struct vconf *c)
+{
+	struct req r = rq_rdma(OP_WRITE_FIRST, c->epsn, va_of(0), vic.mr->rkey, 2 * PMTU);
+
+	r.data = msg[1];
+	r.len = PMTU - 3;
+	r.padcnt = 3;
+	return expect_fatal(&r, NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR, 0,
+			    "a WRITE First with a pad");
+}
+
+/*
+ * send_too_long - a SEND of 200 bytes into a 64-byte receive: the
+ * responder's length error (9.7.5.2.x, class C: "NAK invalid request"),
+ * the receive WQE completes with a local length error (table 75, "Local
+ * Length Error: the receive buffer is smaller than the incoming SEND"),
+ * the QP goes to the error state and the second receive flushes.
+ */
+static int sc_send_too_long(const struct vconf *c)
+{
+	struct req r = rq_send(OP_SEND_ONLY, c->epsn, msg[0], 200);
+
+	TRY(req_send(&r));
+	TRY(expect_ack(NAK_INVALID_REQ, c->epsn, 0, "a SEND longer than the receive"));
+	TRY(expect_wc(0, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, false, 0, "the too short receive"));
+	TRY(expect_event(IBV_EVENT_QP_REQ_ERR));
+	TRY(expect_state(IBV_QPS_ERR));
+	return expect_flushed(1);
+}
+
+/*
+ * rnr - a SEND with no receive WQE posted: RNR NAK carrying the QP's
+ * min_rnr_timer in its syndrome (9.7.5.2.8), PSN of the SEND, MSN
+ * unchanged; the QP stays in RTS; what follows is dropped silently until
+ * the SEND is resent; resent once a receive is posted, it is taken.  A
+ * later SEND finding the queue empty again gets a second RNR NAK.
+ */
+static int sc_rnr(const struct vconf *c)
+{
+	uint32_t p = c->epsn;
+	uint8_t rnr = AETH_TYPE_RNR | c->min_rnr_timer;
+	struct req r = rq_send(OP_SEND_ONLY, p, msg[0], 128);
+	struct req r1 = rq_send(OP_SEND_ONLY, psn_add(p, 1), msg[1], 129);
+	struct req r2 = rq_send(OP_SEND_ONLY, psn_add(p, 2), msg[2], 130);
+
+	TRY(req_send(&r));
+	TRY(expect_ack(rnr, p, 0, "a SEND with no receive posted"));
+	TRY(req_send(&r1));
+	TRY(expect_quiet("a SEND behind the RNR NAK"));
+	TRY(expect_state(IBV_QPS_RTS));
+	TRY(post_recv(recv_len));
+	TRY(post_recv(recv_len));
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, p, 1, "the SEND resent"));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 128, false, 0, "the SEND resent"));
+	TRY(check_recv(0, msg[0], 128, "the SEND resent"));
+	TRY(req_send(&r1));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 1), 2, "the next SEND"));
+	TRY(expect_wc(1, IBV_WC_SUCCESS, IBV_WC_RECV, 129, false, 0, "the next SEND"));
+	TRY(req_send(&r2));
+	TRY(expect_ack(rnr, psn_add(p, 2), 2, "a SEND with the queue empty again"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * atomics - CmpSwap and FetchAdd are answered with an atomic ACK carrying
+ * the value before the operation (9.7.5.1.x); a CmpSwap whose compare
+ * fails leaves memory alone; a duplicate atomic is answered from the saved
+ * result and not executed again (9.7.5.1.4: C9-? atomics are not
+ * idempotent), while both are within the max_dest_rd_atomic (2) saved
+ * ones.  The MSN of a replayed answer: sroce puts the current MSN there,
+ * rdma_rxe the one of the first answer; both are accepted for the older
+ * duplicate.
+ */
+static int sc_atomics(const struct vconf *c)
+{
+	const uint32_t off = 8192;
+	uint64_t *m = (uint64_t *)(vic.buf + off), v0 = 0x1111222233334444ull,
+		 v1 = 0x5555666677778888ull, add = 0x100000001ull;
+	uint32_t p = c->epsn;
+	struct req cs, cs2, fa;
+
+	*m = v0;
+	cs = rq(OP_CMP_SWAP, p);
+	cs.va = va_of(off);
+	cs.rkey = vic.mr->rkey;
+	cs.compare = v0;
+	cs.swap_add = v1;
+	TRY(req_send(&cs));
+	TRY(expect_atomic_ack(p, v0, 1, 1, "CmpSwap"));
+	CHECK(*m == v1, "after CmpSwap memory holds 0x%llx", (unsigned long long)*m);
+	cs2 = cs;
+	cs2.psn = psn_add(p, 1);
+	cs2.swap_add = 0xdeadull;	/* compare v0 fails now */
+	TRY(req_send(&cs2));
+	TRY(expect_atomic_ack(psn_add(p, 1), v1, 2, 2, "a failing CmpSwap"));
+	CHECK(*m == v1, "a failing CmpSwap changed memory to 0x%llx", (unsigned long long)*m);
+	fa = rq(OP_FETCH_ADD, psn_add(p, 2));
+	fa.va = va_of(off);
+	fa.rkey = vic.mr->rkey;
+	fa.swap_add = add;
+	TRY(req_send(&fa));
+	TRY(expect_atomic_ack(psn_add(p, 2), v1, 3, 3, "FetchAdd"));
+	CHECK(*m == v1 + add, "after FetchAdd memory holds 0x%llx", (unsigned long long)*m);
+	TRY(req_send(&fa));
+	TRY(expect_atomic_ack(psn_add(p, 2), v1, 3, 3, "a duplicate FetchAdd"));
+	CHECK(*m == v1 + add, "the duplicate FetchAdd ran again: 0x%llx", (unsigned long long)*m);
+	cs2.swap_add = 0xbeefull;
+	cs2.compare = v1 + add;		/* would succeed if it ran again */
+	TRY(req_send(&cs2));
+	TRY(expect_atomic_ack(psn_add(p, 1), v1, 3, 2, "a duplicate CmpSwap"));
+	CHECK(*m == v1 + add, "the duplicate CmpSwap ran again: 0x%llx", (unsigned long long)*m);
+	return expect_state(IBV_QPS_RTS);
+}
+
+static const struct scenario {
+	const char *name;
+	int (*run)(const struct vconf *c);
+	struct vconf conf;
+	const char *counters;	/* "name=N ...": how they must move */
+} scenarios[] = {
+	{ "read_replay_new_read", sc_read_replay_new_read,
+	  { .epsn = 0x1000, .rd_atomic = 1 }, "rx_drop_dup=1" },
+	{ "dup_send", sc_dup_send, { .epsn = 0x2000, .nrecv = 2 }, "rx_drop_dup=1" },
+	{ "dup_read", sc_dup_read, { .epsn = 0xfffffe, .rd_atomic = 2, .nrecv = 1 },
+	  "rx_drop_dup=2" },
+	{ "seq_gap", sc_seq_gap, { .epsn = 0x3000, .nrecv = 4 },
+	  "seq_naks_sent=2 rx_drop_seq=2" },
+	{ "write_bad_rkey", sc_write_bad_rkey, { .epsn = 0x4000, .nrecv = 1 },
+	  "err_naks_sent=1" },
+	{ "read_past_end", sc_read_past_end, { .epsn = 0x4100, .nrecv = 1 }, "err_naks_sent=1" },
+	{ "write_no_remote_write", sc_write_no_remote_write, { .epsn = 0x4200, .nrecv = 1 },
+	  "err_naks_sent=1" },
+	{ "write_middle_alone", sc_write_middle_alone, { .epsn = 0x4300, .nrecv = 1 },
+	  "err_naks_sent=1" },
+	{ "send_last_alone", sc_send_last_alone, { .epsn = 0x4400, .nrecv = 1 },
+	  "err_naks_sent=1" },
+	{ "write_len_mismatch", sc_write_len_mismatch, { .epsn = 0x4500, .nrecv = 1 },
+	  "err_naks_sent=1" },
+	{ "write_first_pad", sc_write_first_pad, { .epsn = 0x4600, .nrecv = 1 },
+	  "err_naks_sent=1" },
+	{ "send_too_long", sc_send_too_long, { .epsn = 0x4700, .nrecv = 2, .recv_len = 64 },
+	  "err_naks_sent=1" },
+	{ "rnr", sc_rnr, { .epsn = 0x5000, .min_rnr_timer = 14 },
+	  "rnr_naks_sent=2 rx_drop_seq=1" },
+	{ "atomics", sc_atomics, { .epsn = 0xfffffe, .rd_atomic = 2 }, "rx_drop_dup=2" },
+};
+#define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
+
+/* Run one scenario on a fresh victim; prints its verdict; 0 if it passed. */
+static int run_scenario(const struct scenario *s, unsigned int idx)
+{
+	long long before[NCNT];
+	struct rsp junk;
+	int rc;
+
+	why[0] = 0;
+	before[0] = -1;
+	peer.qpn = 0x5e0000 + idx;
+	vic_fill(idx);
+	rc = vic_up(&s->conf);
+	while (!rc && rsp_recv(&junk, 0) > 0)
+		;	/* nothing left over from an earlier scenario */
+	why[0] = 0;
+	peer.sent = peer.rcvd = peer.reordered = 0;
+	if (!rc)
+		rc = cnt_read(before);
+	if (!rc) {
+		vlog("%s: victim QPN 0x%06x, peer QPN 0x%06x\n", s->name, vic.qpn, peer.qpn);
+		rc = s->run(&s->conf);
+	}
+	if (!rc)
+		rc = expect_quiet("the scenario");
+	if (!rc)
+		rc = expect_no_wc("the scenario");
+	if (!rc) {
+		rc = cnt_check(before, s->counters);
+	} else if (before[0] >= 0) {
+		long long after[NCNT];
+
+		if (!cnt_read(after))
+			cnt_dump(before, after);
+	}
+	vic_down();
+	if (peer.reordered)
+		fprintf(stderr, "%s: %lu READ response packets came out of order\n", s->name,
+			peer.reordered);
+	if (rc)
+		printf("%s: FAIL %s\n", s->name, why[0] ? why : "(no reason recorded)");
+	else
+		printf("%s: pass\n", s->name);
+	fflush(stdout);
+	return rc ? 1 : 0;
+}
+
+static void __attribute__((noreturn)) usage(void)
+{
+	fprintf(stderr,
+		"usage: sroce_peer -d DEV -g GIDINDEX -t VICTIM_IP -a PEER_IP [-N NETNS]\n"
+		"                  [-s NAME[,NAME...]] [-q QUIET_MS] [-T TIMEOUT_MS] [-v]\n"
+		"       sroce_peer -l\n");
+	exit(2);
+}
+
+static bool wanted(const char *list, const char *name)
+{
+	size_t l = strlen(name);
+	const char *p;
+
+	if (!list)
+		return true;
+	for (p = list; (p = strstr(p, name)); p += l)
+		if ((p == list || p[-1] == ',') && (p[l] == ',' || !p[l]))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	const char *victim_ip = NULL, *peer_ip = NULL, *only = NULL;
+	unsigned int i, j, ran = 0, failed = 0;
+	int c;
+
+	while ((c = getopt(argc, argv, "d:g:t:a:N:s:q:T:lv")) != -1) {
+		switch (c) {
+		case 'd': opt.dev = optarg; break;
+		case 'g': opt.gid_index = atoi(optarg); break;
+		case 't': victim_ip = optarg; break;
+		case 'a': peer_ip = optarg; break;
+		case 'N': opt.netns = optarg; break;
+		case 's': only = optarg; break;
+		case 'q': opt.quiet_ms = atoi(optarg); break;
+		case 'T': opt.timeout_ms = atoi(optarg); break;
+		case 'v': opt.verbose = true; break;
+		case 'l':
+			for (i = 0; i < NSCEN; i++)
+				printf("%s\n", scenarios[i].name);
+			return 0;
+		default: usage();
+		}
+	}
+	if (!opt.dev || opt.gid_index < 0 || !victim_ip || !peer_ip || optind != argc)
+		usage();
+	for (i = 0; i < NSCEN; i++)
+		if (only && wanted(only, scenarios[i].name))
+			ran++;
+	if (only && !ran)
+		die("no scenario in '%s' (-l lists them)", only);
+	roce_crc_init();
+	if (roce_icrc_selftest())
+		return 2;
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < sizeof(msg[i]); j++)
+			msg[i][j] = (uint8_t)(j * (i + 3) + 0x40 * i + 1);
+	peer_open(peer_ip, victim_ip);
+	vic_open();
+	ran = 0;
+	for (i = 0; i < NSCEN; i++) {
+		if (!wanted(only, scenarios[i].name))
+			continue;
+		ran++;
+		failed += (unsigned int)run_scenario(&scenarios[i], i);
+	}
+	printf("%u scenarios, %u passed, %u failed\n", ran, ran - failed, failed);
+	return failed ? 1 : 0;
+}
