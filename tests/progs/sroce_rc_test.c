@@ -1531,7 +1531,8 @@ static int case_rdma_read(void)
  * failed the QP with an invalid-request NAK; ib_srpt saw that on sroce as
  * an RDMA READ failing with status 9 (srp/two_devices).  This case runs
  * the stream; how often a replay overlaps a new READ depends on timing
- * it does not control.
+ * it does not control (sroce_peer's read_replay_new_read, group peer,
+ * sends that overlap on purpose).
  */
 static int case_read_stream(void)
 {
