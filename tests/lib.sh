@@ -148,6 +148,17 @@ H1=sroce-h1 H2=sroce-h2
 n1() { ip netns exec "$H1" "$@"; }
 n2() { ip netns exec "$H2" "$@"; }
 topo_two_hosts() {
+	two_hosts_wire "$@"
+	sroce_load
+	run n1 rdma link add sroce1 type sroce netdev st-v1
+	run n2 rdma link add sroce2 type sroce netdev st-v2
+	wait_for 10 gid_present sroce1 ::ffff:10.6.0.1
+	wait_for 10 gid_present sroce2 ::ffff:10.6.0.2
+}
+
+# two_hosts_wire [MTU]: topo_two_hosts' namespaces, veth and addresses,
+# without devices.
+two_hosts_wire() {
 	local mtu=${1:-1500}
 	run ip netns add "$H1"
 	run ip netns add "$H2"
@@ -160,11 +171,35 @@ topo_two_hosts() {
 	run ip -n "$H2" link set lo up
 	run ip -n "$H1" link set st-v1 up
 	run ip -n "$H2" link set st-v2 up
-	sroce_load
-	run n1 rdma link add sroce1 type sroce netdev st-v1
-	run n2 rdma link add sroce2 type sroce netdev st-v2
-	wait_for 10 gid_present sroce1 ::ffff:10.6.0.1
-	wait_for 10 gid_present sroce2 ::ffff:10.6.0.2
+}
+
+# pin_neighbours DEV NS: the other end of DEV's veth (topo_two_hosts,
+# topo_wire; NS "-" for the initial namespace) entered as a permanent
+# neighbour of DEV, for each of its addresses.  For tests where address
+# resolution is not under test: ib_core gives a QP's move to RTR one
+# second to find the destination MAC (ibv_modify_qp fails with ETIMEDOUT
+# after that), an ARP request lost to netem costs the kernel a one-second
+# retransmission (CI saw it at 5% loss), and a packet sent while its
+# neighbour is unresolved waits in a queue and can come out behind later
+# ones.
+pin_neighbours() {
+	local dev=$1 ns=$2 peer pns nsexec=() pexec=() mac a
+	case $dev in
+	st-v1) peer=st-v2 pns=$H2 ;;
+	st-v2) peer=st-v1 pns=$H1 ;;
+	st-w1) peer=st-w2 pns=- ;;
+	st-w2) peer=st-w1 pns=- ;;
+	*) fail "pin_neighbours: no peer known for $dev" ;;
+	esac
+	[ "$ns" = - ] || nsexec=(ip netns exec "$ns")
+	[ "$pns" = - ] || pexec=(ip netns exec "$pns")
+	mac=$("${pexec[@]}" cat "/sys/class/net/$peer/address")
+	for a in $("${pexec[@]}" ip -o addr show dev "$peer" scope global |
+		awk '{ sub("/.*", "", $4); print $4 }'); do
+		run "${nsexec[@]}" ip neigh replace "$a" lladdr "$mac" dev "$dev" nud permanent
+	done
+	"${nsexec[@]}" ip neigh show dev "$dev" nud permanent | has . ||
+		fail "no neighbour of $dev pinned"
 }
 
 # topo_wire: st-w1 (10.7.0.1, sroce1) and st-w2 (10.7.0.2, sroce2), a veth

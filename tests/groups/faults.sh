@@ -33,33 +33,6 @@ FAULT_CASES=send,send_imm,send_sge,send_unsignaled,rdma_write,rdma_write_imm,rdm
 
 t_group_reset() { nvme_reset; }
 
-# pin_neighbours DEV NS: the other end of DEV's veth entered as a
-# permanent neighbour of DEV, for each of its addresses.  Address
-# resolution is not what these tests impair: ib_core gives a QP's move to
-# RTR one second to find the destination MAC (ibv_modify_qp fails with
-# ETIMEDOUT after that) and rping's rdma_cm two, and an ARP request or
-# neighbour solicitation lost to netem costs the kernel a one-second
-# retransmission (CI saw it at 5% loss).
-pin_neighbours() {
-	local dev=$1 ns=$2 peer pns nsexec=() pexec=() mac a
-	case $dev in
-	st-v1) peer=st-v2 pns=$H2 ;;
-	st-v2) peer=st-v1 pns=$H1 ;;
-	st-w1) peer=st-w2 pns=- ;;
-	st-w2) peer=st-w1 pns=- ;;
-	*) fail "pin_neighbours: no peer known for $dev" ;;
-	esac
-	[ "$ns" = - ] || nsexec=(ip netns exec "$ns")
-	[ "$pns" = - ] || pexec=(ip netns exec "$pns")
-	mac=$("${pexec[@]}" cat "/sys/class/net/$peer/address")
-	for a in $("${pexec[@]}" ip -o addr show dev "$peer" scope global |
-		awk '{ sub("/.*", "", $4); print $4 }'); do
-		run "${nsexec[@]}" ip neigh replace "$a" lladdr "$mac" dev "$dev" nud permanent
-	done
-	"${nsexec[@]}" ip neigh show dev "$dev" nud permanent | has . ||
-		fail "no neighbour of $dev pinned"
-}
-
 # impair DEV NS SPEC...: netem SPEC on DEV's egress (NS: its namespace, or
 # "-" for the initial one), DEV's neighbours pinned first.  The queue is
 # deep enough that netem itself never drops: every loss is the one asked

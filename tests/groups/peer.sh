@@ -24,36 +24,11 @@
 
 PEER_TIMEOUT=600
 
-# pin_peer_neighbours: each end's addresses entered as permanent neighbours
-# of the other end.  Address resolution is not under test: a packet sent
-# while its neighbour is unresolved waits in the neighbour's queue and can
-# come out behind later ones.
-pin_peer_neighbours() {
-	local m1 m2 a
-	m1=$(n1 cat /sys/class/net/st-v1/address)
-	m2=$(n2 cat /sys/class/net/st-v2/address)
-	for a in 10.6.0.2 fd00:6::2; do
-		run ip -n "$H1" neigh replace "$a" lladdr "$m2" dev st-v1 nud permanent
-	done
-	for a in 10.6.0.1 fd00:6::1; do
-		run ip -n "$H2" neigh replace "$a" lladdr "$m1" dev st-v2 nud permanent
-	done
-}
-
 # topo_peer: topo_two_hosts with sroce on st-v2 only.
 topo_peer() {
-	run ip netns add "$H1"
-	run ip netns add "$H2"
-	run ip link add st-v1 netns "$H1" type veth peer name st-v2 netns "$H2"
-	run ip -n "$H1" addr add 10.6.0.1/24 dev st-v1
-	run ip -n "$H2" addr add 10.6.0.2/24 dev st-v2
-	run ip -n "$H1" addr add fd00:6::1/64 dev st-v1 nodad
-	run ip -n "$H2" addr add fd00:6::2/64 dev st-v2 nodad
-	run ip -n "$H1" link set lo up
-	run ip -n "$H2" link set lo up
-	run ip -n "$H1" link set st-v1 up
-	run ip -n "$H2" link set st-v2 up
-	pin_peer_neighbours
+	two_hosts_wire
+	pin_neighbours st-v1 "$H1"
+	pin_neighbours st-v2 "$H2"
 	sroce_load
 	run n2 rdma link add sroce2 type sroce netdev st-v2
 	wait_for 10 gid_present sroce2 ::ffff:10.6.0.2
