@@ -38,7 +38,6 @@ test_load_unload() {
 	! sroce_loaded || fail "still loaded after rmmod"
 }
 
-# "rdma link add ... type sroce" loads the module by its rdma-link alias.
 # mod_files FILE|NAME...: the files of these modules and of every module
 # they depend on, built-in ones left out.
 mod_files() {
@@ -61,6 +60,7 @@ mod_files() {
 	done
 }
 
+# "rdma link add ... type sroce" loads the module by its rdma-link alias.
 test_autoload() {
 	local k up=/tmp/modules-up wk=/tmp/modules-wk deps
 	k=$(uname -r)
