@@ -149,11 +149,17 @@ n1() { ip netns exec "$H1" "$@"; }
 n2() { ip netns exec "$H2" "$@"; }
 topo_two_hosts() {
 	two_hosts_wire "$@"
+	two_hosts_devices 10.6.0.1 10.6.0.2
+}
+
+# two_hosts_devices IP1 IP2: sroce1 on st-v1 and sroce2 on st-v2, each
+# waited for until IP1 / IP2 is among its GIDs.
+two_hosts_devices() {
 	sroce_load
 	run n1 rdma link add sroce1 type sroce netdev st-v1
 	run n2 rdma link add sroce2 type sroce netdev st-v2
-	wait_for 10 gid_present sroce1 ::ffff:10.6.0.1
-	wait_for 10 gid_present sroce2 ::ffff:10.6.0.2
+	wait_for 10 gid_present sroce1 "::ffff:$1"
+	wait_for 10 gid_present sroce2 "::ffff:$2"
 }
 
 # two_hosts_wire [MTU]: topo_two_hosts' namespaces, veth and addresses,
@@ -263,11 +269,7 @@ topo_two_hosts_vlan() {
 		run ip -n "sroce-h$i" addr add "fd00:7::$i/64" dev "st-v$i.100" nodad
 		run ip -n "sroce-h$i" link set "st-v$i.100" up
 	done
-	sroce_load
-	run n1 rdma link add sroce1 type sroce netdev st-v1
-	run n2 rdma link add sroce2 type sroce netdev st-v2
-	wait_for 10 gid_present sroce1 ::ffff:10.7.0.1
-	wait_for 10 gid_present sroce2 ::ffff:10.7.0.2
+	two_hosts_devices 10.7.0.1 10.7.0.2
 }
 
 # Undo topo_wire's routing (the links go with t_reset).
