@@ -16,6 +16,8 @@
  * means the READ's responses were lost: the READ is asked again from its
  * first missing packet.
  */
+#include <linux/moduleparam.h>
+
 #include "hdr.h"
 #include "opcode.h"
 #include "sroce.h"
@@ -39,16 +41,31 @@ static bool sroce_comp_is_rd_atomic(const struct sroce_swqe *w)
 	       w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/*
+ * A floor under every QP's local ACK timeout, as some RoCE NICs apply one:
+ * applications such as ibv_rc_pingpong fix the timeout at 67 ms, shorter
+ * than a virtual machine on a busy host may stall.  Read at every arming;
+ * the QP's own attribute (query_qp) is left as it was set.
+ */
+static unsigned int min_ack_timeout;
+module_param(min_ack_timeout, uint, 0644);
+MODULE_PARM_DESC(min_ack_timeout,
+		 "floor under RC QPs' local ACK timeout, as a timeout code (4.096 us * 2^code, 0-31; default 0: none)");
+
 /**
  * sroce_comp_timeout() - the local ACK timeout in jiffies
  * @qp: the QP (timeout attribute non-zero)
  *
  * Context: Any context.
- * Return: 4.096 us * 2^timeout, at least one jiffy.
+ * Return: 4.096 us * 2^timeout, or the min_ack_timeout floor when that is
+ * longer; at least one jiffy.
  */
 unsigned long sroce_comp_timeout(struct sroce_qp *qp)
 {
-	return nsecs_to_jiffies(4096ULL << qp->timeout) + 1;
+	unsigned int code = max_t(unsigned int, qp->timeout,
+				  min(READ_ONCE(min_ack_timeout), 31U));
+
+	return nsecs_to_jiffies(4096ULL << code) + 1;
 }
 
 /* RNR NAK timer codes in units of 10 us (IBTA table 45, by its pattern). */
