@@ -76,7 +76,7 @@ pair_on_exit() {
 # RDMA_GID6_1/2, the GIDs of the IPv6 ones.  The other end's GID indexes
 # come over /run/pair.
 pair_topo() {
-	local mtu=$1 kind_a=${2:-sroce} kind_b=${3:-sroce} kind dev n gid gid6 other
+	local mtu=$1 kind_a=${2:-sroce} kind_b=${3:-sroce} kind dev n o mac gid gid6 other
 	[ -n "$PAIR_ROLE" ] || skip "not in a two-guest run (scripts/vm/run-pair.sh)"
 	# The test function (test_*) calling us, however deep: it names the
 	# signal files.
@@ -94,6 +94,13 @@ pair_topo() {
 	run ip addr add "10.8.0.$n/24" dev eth0
 	run ip addr add "fd00:8::$n/64" dev eth0 nodad
 	run ip link set eth0 up
+	# The other guest as a permanent neighbour (pin_neighbours in lib.sh
+	# says why): a stalled guest answers ND late, after the one second
+	# ib_core gives ibv_modify_qp to RTR.  MACs as run-pair.sh gives them.
+	[ "$PAIR_ROLE" = a ] && o=2 || o=1
+	mac=52:54:00:5e:00:0$([ $o = 1 ] && echo a || echo b)
+	run ip neigh replace "10.8.0.$o" lladdr "$mac" dev eth0 nud permanent
+	run ip neigh replace "fd00:8::$o" lladdr "$mac" dev eth0 nud permanent
 	[ "$PAIR_ROLE" = a ] && kind=$kind_a || kind=$kind_b
 	if [ "$kind" = rxe ]; then
 		# rxe holds UDP 4791 from its loading on: no sroce here.

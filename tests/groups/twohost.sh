@@ -78,7 +78,10 @@ across() {
 	else
 		ga=$RDMA_GID6_1 gb=$RDMA_GID6_2 srv=$RDMA_IP6_1 cli=$RDMA_IP6_2
 	fi
-	PAIR_SERVER_ADDR=$srv
+	# The verbs tools trade QP numbers over TCP first, their servers
+	# listening on the first passive address getaddrinfo() gives, 0.0.0.0:
+	# that exchange goes over IPv4 whatever family the RDMA traffic uses.
+	PAIR_SERVER_ADDR=$RDMA_IP1
 	capture_start
 	pair_sync capturing
 	pingpong rc "$ga" "$gb" ibv_rc_pingpong -m "$pmtu" -s 16383
