@@ -10,7 +10,7 @@
 #   make                 build the module, the provider and the test programs
 #   make check-style     sparse (C=2), W=1, checkpatch --strict, kernel-doc,
 #                        provider warnings; part of "make check"
-#   make check-pair      the two-guest groups (twohost), not yet part of
+#   make check-pair      the two-guest groups (twohost) alone; part of
 #                        "make check"
 #   make check-debug     every guest group on a KASAN + lockdep + kmemleak
 #                        kernel built from linux-source-6.1 (cached in
@@ -51,7 +51,7 @@ check: deps
 
 check-pair: deps
 	$(MAKE) all
-	SROCE_PAIR_GROUPS=1 scripts/run-tests.sh $(or $(T),twohost)
+	scripts/run-tests.sh $(or $(T),twohost)
 
 check-style: deps
 	$(MAKE) all
