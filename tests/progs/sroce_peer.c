@@ -2059,6 +2059,7 @@ static int sc_req_read_response(const struct vconf *c)
 {
 	uint32_t p = c->sq_psn;
 	uint8_t after[4];
+	long t0;
 
 	after[0] = vic.buf[RD_OFF + 4096];
 	after[1] = vic.buf[RD_OFF + 8192 + 4096];
@@ -2088,9 +2089,12 @@ static int sc_req_read_response(const struct vconf *c)
 	TRY(expect_read_req(p, 0, 3000, "READ C"));
 	TRY(peer_read_rsp(OP_READ_RESP_FIRST, p, 0, PMTU, 3));
 	TRY(peer_read_rsp(OP_READ_RESP_MIDDLE, psn_add(p, 1), PMTU, PMTU, 3));
+	t0 = rt_ms();
 	TRY(peer_read_rsp(OP_READ_RESP_LAST, psn_add(p, 2), 2 * PMTU, 900, 3));
 	TRY(expect_read_req(psn_add(p, 2), 2 * PMTU, 3000 - 2 * PMTU,
 			    "READ C asked again after a short Last"));
+	fprintf(stderr, "  READ C asked again %ld ms after its short Last (timeout %.0f ms)\n",
+		peer.rx_ms - t0, code_ms(c->timeout));
 	TRY(expect_no_wc("READ C's short Last"));
 	TRY(peer_read_rsp(OP_READ_RESP_LAST, psn_add(p, 2), 2 * PMTU, 3000 - 2 * PMTU, 3));
 	TRY(expect_swc(3, IBV_WC_RDMA_READ, 3000, "READ C"));
