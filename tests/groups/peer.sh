@@ -8,8 +8,13 @@
 # sroce device there, so the port is free).  Each scenario sends exactly
 # the sequence it wants (duplicates, gaps, bad keys, opcodes out of
 # sequence, a READ overtaking a replay, ...) and checks exactly what sroce
-# answers, the victim's completions, QP state and async events, and
-# sroce2's counters (the list and the rules are in sroce_peer.c).
+# answers.  The req_* scenarios make the victim the requester: the peer
+# checks every request it sends (a resend byte for byte the first one, and
+# timed) and answers with crafted ACKs, NAKs, silence, READ and atomic
+# responses.  Each scenario checks the victim's completions, QP state and
+# async events, and sroce2's counters (the list and the rules are in
+# sroce_peer.c).  req_ack_timeout raises the module parameter
+# min_ack_timeout for a while and restores it.
 #
 #   namespace sroce-h1                    namespace sroce-h2
 #   sroce_peer's socket                   [ sroce2 ]  victim QPs

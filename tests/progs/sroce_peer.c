@@ -19,6 +19,20 @@
  * over IPv6 where the whole pseudo-header is known, the ICRC (over IPv4
  * the IP ID sroce's packets carry is not visible to a UDP socket).
  *
+ * Two halves.  In the first the victim is the responder: the peer sends
+ * requests (duplicates, gaps, bad keys, opcodes out of sequence, ...) and
+ * checks each packet sroce answers with, as above.  In the second (the
+ * scenarios named req_*) the victim is the requester: it posts SENDs,
+ * WRITEs, READs and atomics to the peer, which checks every request sroce
+ * sends (opcode, PSN, AckReq, RETH or AtomicETH, payload bytes, a resend
+ * byte for byte the same as the first transmission and no sooner than the
+ * timer allows, by the socket's receive timestamps) and answers with the
+ * ACKs, NAKs, READ responses and atomic ACKs the scenario wants: coalesced
+ * ACKs, silence (local ACK timeout, retries exhausted), PSN sequence, RNR
+ * and remote error NAKs, ACKs for PSNs never sent or long acknowledged,
+ * READ responses with a gap or of the wrong length, a plain ACK for an
+ * atomic, a READ response acknowledging the SENDs before it.
+ *
  * Each scenario runs on a fresh victim QP and CQ and prints one line,
  * "NAME: pass" or "NAME: FAIL what differed".  Besides the packets it
  * checks the victim's completions, its QP state (ibv_query_qp) and async
@@ -27,7 +41,9 @@
  * counter in cnt_names moves by exactly what the scenario says (zero when
  * it says nothing), rx_packets by the datagrams the peer sent and
  * tx_packets by the ones it received.  So the device must be idle but for
- * this program.  Exit status 0 if every scenario passed, 1 otherwise, 2 on
+ * this program.  req_ack_timeout writes the module parameter
+ * /sys/module/sroce/parameters/min_ack_timeout and puts its value back.
+ * Exit status 0 if every scenario passed, 1 otherwise, 2 on
  * a usage or setup error.
  */
 #define _GNU_SOURCE
@@ -132,6 +148,7 @@ static struct {
 	uint32_t qpn;			/* the QPN the peer claims */
 	unsigned long sent, rcvd;	/* datagrams, this scenario */
 	unsigned long reordered;	/* READ responses that came out of order */
+	long rx_ms;			/* when the last datagram arrived (rt_ms()) */
 } peer;
 
 static int parse_ip(const char *s, uint8_t *addr)
@@ -172,6 +189,9 @@ static void peer_open(const char *ip, const char *victim_ip)
 	v = 1;
 	if (setsockopt(peer.sock, SOL_SOCKET, SO_RXQ_OVFL, &v, sizeof(v)))
 		die("SO_RXQ_OVFL: %s", strerror(errno));
+	/* When each datagram arrived, however late the peer reads it. */
+	if (setsockopt(peer.sock, SOL_SOCKET, SO_TIMESTAMPNS, &v, sizeof(v)))
+		die("SO_TIMESTAMPNS: %s", strerror(errno));
 	if (peer.family == AF_INET) {
 		struct sockaddr_in *a = (struct sockaddr_in *)&ss, *t;
 
@@ -216,7 +236,11 @@ static void peer_open(const char *ip, const char *victim_ip)
 	roce_pseudo_init(&peer.tx, peer.family, peer.peer_addr, peer.victim_addr, htons(ROCE_PORT));
 }
 
-/* A request the peer sends; the opcode decides which fields are used. */
+/*
+ * A packet the peer sends: a request to the victim's responder, or a
+ * response (ACK, NAK, READ response, atomic ACK) to its requester; the
+ * opcode decides which fields are used.
+ */
 struct req {
 	uint8_t op;
 	uint32_t psn;
@@ -227,9 +251,18 @@ struct req {
 	uint32_t dmalen;	/* RETH */
 	uint64_t swap_add, compare;
 	uint32_t imm;		/* network order, as it goes on the wire */
+	uint8_t syn;		/* AETH */
+	uint32_t msn;		/* AETH */
+	uint64_t orig;		/* AtomicAckETH */
 	const uint8_t *data;
 	uint32_t len;
 };
+
+static bool op_has_aeth(uint8_t op)
+{
+	return op == OP_READ_RESP_FIRST || op == OP_READ_RESP_LAST || op == OP_READ_RESP_ONLY ||
+	       op == OP_ACK || op == OP_ATOMIC_ACK;
+}
 
 static bool op_has_reth(uint8_t op)
 {
@@ -256,6 +289,10 @@ static size_t req_build(const struct req *r, uint8_t *p)
 	p[3] = PKEY & 0xff;
 	put32(p + 4, vic.qpn);
 	put32(p + 8, (r->ackreq ? 0x80000000u : 0) | r->psn);
+	if (op_has_aeth(r->op))
+		q = put32(q, (uint32_t)r->syn << 24 | (r->msn & 0xffffff));
+	if (r->op == OP_ATOMIC_ACK)
+		q = put64(q, r->orig);
 	if (op_has_reth(r->op)) {
 		q = put64(q, r->va);
 		q = put32(q, r->rkey);
@@ -300,7 +337,8 @@ static int req_send_n(const struct req *r, unsigned int n)
 		m[i].msg_hdr.msg_namelen = peer.victim_len;
 		m[i].msg_hdr.msg_iov = &iov[i];
 		m[i].msg_hdr.msg_iovlen = 1;
-		vlog("  -> op 0x%02x psn 0x%06x len %u\n", r[i].op, r[i].psn, r[i].len);
+		vlog("  -> op 0x%02x psn 0x%06x syn 0x%02x len %u\n", r[i].op, r[i].psn,
+		     op_has_aeth(r[i].op) ? r[i].syn : 0, r[i].len);
 	}
 	while (done < n) {
 		k = sendmmsg(peer.sock, m + done, n - done, 0);
@@ -331,27 +369,38 @@ struct rsp {
 	uint8_t raw[MAX_PKT + 64];
 };
 
+/*
+ * What every packet from sroce must have, request or response: TVer 0, the
+ * P_Key, the peer's QPN and, over IPv6, the right ICRC.
+ */
+static int hdr_check(const uint8_t *p, size_t n, uint16_t sport)
+{
+	struct roce_pseudo ph;
+
+	CHECK((p[1] & 0x0f) == 0 && get32(p) % 65536 == PKEY,
+	      "op 0x%02x with TVer %u, P_Key 0x%04x", p[0], p[1] & 0x0f, get32(p) & 0xffff);
+	CHECK((get32(p + 4) & 0xffffff) == peer.qpn, "op 0x%02x to QP 0x%06x, not ours (0x%06x)",
+	      p[0], get32(p + 4) & 0xffffff, peer.qpn);
+	if (peer.family == AF_INET6) {
+		roce_pseudo_init(&ph, AF_INET6, peer.victim_addr, peer.peer_addr, sport);
+		CHECK(roce_icrc(&ph, p, n) == roce_get_icrc(p, n),
+		      "ICRC of op 0x%02x psn 0x%06x is %08x, want %08x", p[0],
+		      get32(p + 8) & 0xffffff, roce_get_icrc(p, n), roce_icrc(&ph, p, n));
+	}
+	return 0;
+}
+
 static int rsp_parse(struct rsp *r, size_t n, uint16_t sport)
 {
 	const uint8_t *p = r->raw;
 	unsigned int hdr = BTH_LEN, pad;
-	struct roce_pseudo ph;
 
 	CHECK(n >= BTH_LEN + ICRC_LEN, "a %zu-byte datagram from sroce", n);
 	r->op = p[0];
 	r->psn = get32(p + 8) & 0xffffff;
 	CHECK(r->op >= OP_READ_RESP_FIRST && r->op <= OP_ATOMIC_ACK,
 	      "sroce sent opcode 0x%02x (psn 0x%06x), not a response", r->op, r->psn);
-	CHECK((p[1] & 0x0f) == 0 && get32(p) % 65536 == PKEY,
-	      "a response with TVer %u, P_Key 0x%04x", p[1] & 0x0f, get32(p) & 0xffff);
-	CHECK((get32(p + 4) & 0xffffff) == peer.qpn, "a response to QP 0x%06x, not ours (0x%06x)",
-	      get32(p + 4) & 0xffffff, peer.qpn);
-	if (peer.family == AF_INET6) {
-		roce_pseudo_init(&ph, AF_INET6, peer.victim_addr, peer.peer_addr, sport);
-		CHECK(roce_icrc(&ph, p, n) == roce_get_icrc(p, n),
-		      "ICRC of op 0x%02x psn 0x%06x is %08x, want %08x", r->op, r->psn,
-		      roce_get_icrc(p, n), roce_icrc(&ph, p, n));
-	}
+	TRY(hdr_check(p, n, sport));
 	r->syn = 0;
 	r->msn = 0;
 	r->orig = 0;
@@ -384,41 +433,63 @@ static long now_ms(void)
 	return t.tv_sec * 1000L + t.tv_nsec / 1000000;
 }
 
-/* The next packet from sroce within @ms: 1, or 0 if none came. */
-static int rsp_recv(struct rsp *r, int ms)
+/* The clock of the socket's receive timestamps (SO_TIMESTAMPNS), in ms. */
+static long ts_ms(const struct timespec *t)
+{
+	return t->tv_sec * 1000L + t->tv_nsec / 1000000;
+}
+
+static long rt_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return ts_ms(&t);
+}
+
+/*
+ * The next datagram from sroce within @ms into @raw (@cap bytes): 1 with
+ * its length in @n and its UDP source port in @sport, or 0 if none came.
+ */
+static int dgram_recv(uint8_t *raw, size_t cap, size_t *n, uint16_t *sport, int ms)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		char buf[CMSG_SPACE(sizeof(uint32_t)) + CMSG_SPACE(sizeof(struct timespec))];
 		struct cmsghdr align;
 	} ctl;
 	struct sockaddr_storage from;
-	struct iovec iov = { .iov_base = r->raw, .iov_len = sizeof(r->raw) };
+	struct iovec iov = { .iov_base = raw, .iov_len = cap };
+	struct timespec ts;
 	struct msghdr mh = { .msg_name = &from, .msg_iov = &iov, .msg_iovlen = 1 };
 	struct pollfd pfd = { .fd = peer.sock, .events = POLLIN };
 	long end = now_ms() + ms;
 	struct cmsghdr *cm;
 	uint32_t drops;
-	uint16_t sport;
-	ssize_t n;
-	int k;
+	ssize_t k;
+	int e;
 
 	for (;;) {
-		k = poll(&pfd, 1, (int)(end - now_ms() > 0 ? end - now_ms() : 0));
-		if (k < 0 && errno == EINTR)
+		e = poll(&pfd, 1, (int)(end - now_ms() > 0 ? end - now_ms() : 0));
+		if (e < 0 && errno == EINTR)
 			continue;
-		if (k < 0)
+		if (e < 0)
 			return failf("poll: %s", strerror(errno));
-		if (!k)
+		if (!e)
 			return 0;
 		mh.msg_namelen = sizeof(from);
 		mh.msg_control = ctl.buf;
 		mh.msg_controllen = sizeof(ctl.buf);
-		n = recvmsg(peer.sock, &mh, 0);
-		if (n < 0 && errno == EINTR)
+		k = recvmsg(peer.sock, &mh, 0);
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (k < 0)
 			return failf("recvmsg: %s", strerror(errno));
+		peer.rx_ms = rt_ms();
 		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+				memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+				peer.rx_ms = ts_ms(&ts);
+			}
 			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SO_RXQ_OVFL)
 				continue;
 			memcpy(&drops, CMSG_DATA(cm), sizeof(drops));
@@ -426,13 +497,26 @@ static int rsp_recv(struct rsp *r, int ms)
 			      drops);
 		}
 		peer.rcvd++;
-		sport = from.ss_family == AF_INET ? ((struct sockaddr_in *)&from)->sin_port :
-						    ((struct sockaddr_in6 *)&from)->sin6_port;
-		TRY(rsp_parse(r, (size_t)n, sport));
-		vlog("  <- op 0x%02x psn 0x%06x syn 0x%02x msn %u len %u\n", r->op, r->psn, r->syn,
-		     r->msn, r->len);
+		*n = (size_t)k;
+		*sport = from.ss_family == AF_INET ? ((struct sockaddr_in *)&from)->sin_port :
+						     ((struct sockaddr_in6 *)&from)->sin6_port;
 		return 1;
 	}
+}
+
+/* The next packet from sroce within @ms: 1, or 0 if none came. */
+static int rsp_recv(struct rsp *r, int ms)
+{
+	uint16_t sport;
+	size_t n;
+	int k = dgram_recv(r->raw, sizeof(r->raw), &n, &sport, ms);
+
+	if (k <= 0)
+		return k;
+	TRY(rsp_parse(r, n, sport));
+	vlog("  <- op 0x%02x psn 0x%06x syn 0x%02x msn %u len %u\n", r->op, r->psn, r->syn,
+	     r->msn, r->len);
+	return 1;
 }
 
 static const char *rsp_str(const struct rsp *r)
@@ -455,14 +539,22 @@ static int rsp_expect(struct rsp *r, const char *what)
 }
 
 /* Nothing more from sroce for opt.quiet_ms. */
-static int expect_quiet(const char *after)
+static int expect_quiet_ms(const char *after, int ms)
 {
-	struct rsp r;
-	int k = rsp_recv(&r, opt.quiet_ms);
+	uint8_t raw[MAX_PKT + 64];
+	uint16_t sport;
+	size_t n = 0;
+	int k = dgram_recv(raw, sizeof(raw), &n, &sport, ms);
 
 	TRY(k);
-	CHECK(!k, "after %s, an unexpected %s", after, rsp_str(&r));
+	CHECK(!k, "after %s, an unexpected datagram: op 0x%02x psn 0x%06x, %zu bytes", after,
+	      n >= BTH_LEN ? raw[0] : 0, n >= BTH_LEN ? get32(raw + 8) & 0xffffff : 0, n);
 	return 0;
+}
+
+static int expect_quiet(const char *after)
+{
+	return expect_quiet_ms(after, opt.quiet_ms);
 }
 
 /* An ACK-family packet: opcode ACK with syndrome @syn, PSN @psn, MSN @msn. */
@@ -590,6 +682,10 @@ struct vconf {
 	uint8_t min_rnr_timer;
 	unsigned int nrecv;	/* receive WQEs posted at the start */
 	uint32_t recv_len;	/* their length (default RECV_SLOT) */
+	/* the requester's attributes: if !req_attrs, timeout 14, retries 7 */
+	bool req_attrs;
+	uint8_t timeout;	/* local ACK timeout code */
+	uint8_t retry_cnt, rnr_retry;
 };
 
 static uint32_t recv_posted;	/* receive WQEs posted so far (wr_id = slot) */
@@ -713,9 +809,9 @@ static int vic_up(const struct vconf *c)
 			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR"));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
+	a.timeout = c->req_attrs ? c->timeout : 14;
+	a.retry_cnt = c->req_attrs ? c->retry_cnt : 7;
+	a.rnr_retry = c->req_attrs ? c->rnr_retry : 7;
 	a.sq_psn = c->sq_psn;
 	a.max_rd_atomic = 1;
 	return qp_modify(&a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
@@ -798,6 +894,17 @@ static int expect_wc(uint64_t wr_id, enum ibv_wc_status st, enum ibv_wc_opcode o
 	      "%s: completion immediate %s 0x%08x, want %s 0x%08x", what,
 	      wc.wc_flags & IBV_WC_WITH_IMM ? "yes" : "no", ntohl(wc.imm_data), imm ? "yes" : "no",
 	      ntohl(imm_data));
+	return 0;
+}
+
+/* No completion now (without waiting: what could make one has not been sent). */
+static int expect_no_wc_now(const char *after)
+{
+	struct ibv_wc wc;
+	int n = ibv_poll_cq(vic.cq, 1, &wc);
+
+	CHECK(n == 0, "after %s, an unexpected completion (wr_id %llu status %s)", after,
+	      (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
 	return 0;
 }
 
@@ -1300,6 +1407,790 @@ static int sc_atomics(const struct vconf *c)
 	return expect_state(IBV_QPS_RTS);
 }
 
+/* --- the victim as the requester ---------------------------------------------- */
+
+/*
+ * In the scenarios below the victim's send queue talks to the peer, which
+ * plays the responder: it takes the requests sroce sends, checks each one
+ * (opcode, PSN, AckReq, RETH or AtomicETH, payload bytes) and answers with
+ * the ACKs, NAKs, READ responses and atomic ACKs the scenario wants.  The
+ * peer's "memory" is only a claim: REMOTE_VA and REMOTE_RKEY go in the
+ * victim's work requests, and the peer answers READs from rdata.
+ */
+#define REMOTE_VA 0x00007f1234560000ull
+#define REMOTE_RKEY 0x00c0ffeeu
+#define RD_OFF (64 * 1024)		/* where the victim's READs land */
+#define ATOMIC_OFF (128 * 1024)		/* where its atomics' results land */
+
+static uint8_t rdata[8 * PMTU];		/* what the peer's READ responses carry */
+
+/* A request sroce sent the peer, parsed. */
+struct inreq {
+	uint8_t op;
+	uint32_t psn;
+	bool ackreq;
+	uint64_t va, swap_add, compare;	/* RETH, AtomicETH */
+	uint32_t rkey, dmalen;
+	const uint8_t *data;
+	uint32_t len;
+	size_t n;			/* the datagram's length */
+	uint8_t raw[MAX_PKT + 64];
+};
+
+static bool op_is_request(uint8_t op)
+{
+	return op <= OP_READ_REQ || op == OP_CMP_SWAP || op == OP_FETCH_ADD;
+}
+
+static const char *inreq_str(const struct inreq *r)
+{
+	static char s[128];
+
+	snprintf(s, sizeof(s), "op 0x%02x psn 0x%06x%s (%u bytes)", r->op, r->psn,
+		 r->ackreq ? " AckReq" : "", r->len);
+	return s;
+}
+
+static int inreq_parse(struct inreq *r, uint16_t sport)
+{
+	const uint8_t *p = r->raw, *q = r->raw + BTH_LEN;
+	unsigned int pad;
+	size_t end;
+
+	CHECK(r->n >= BTH_LEN + ICRC_LEN, "a %zu-byte datagram from sroce", r->n);
+	r->op = p[0];
+	r->psn = get32(p + 8) & 0xffffff;
+	r->ackreq = p[8] & 0x80;
+	CHECK(op_is_request(r->op), "sroce sent opcode 0x%02x (psn 0x%06x), not an RC request",
+	      r->op, r->psn);
+	TRY(hdr_check(p, r->n, sport));
+	CHECK(!(get32(p + 8) & 0x7f000000), "op 0x%02x psn 0x%06x: reserved BTH bits set", r->op,
+	      r->psn);
+	r->va = r->swap_add = r->compare = 0;
+	r->rkey = r->dmalen = 0;
+	if (op_has_reth(r->op)) {
+		CHECK(r->n >= BTH_LEN + RETH_LEN + ICRC_LEN, "op 0x%02x too short for its RETH",
+		      r->op);
+		r->va = get64(q);
+		r->rkey = get32(q + 8);
+		r->dmalen = get32(q + 12);
+		q += RETH_LEN;
+	}
+	if (r->op == OP_CMP_SWAP || r->op == OP_FETCH_ADD) {
+		CHECK(r->n >= BTH_LEN + ATMETH_LEN + ICRC_LEN, "atomic request too short");
+		r->va = get64(q);
+		r->rkey = get32(q + 8);
+		r->swap_add = get64(q + 12);
+		r->compare = get64(q + 20);
+		q += ATMETH_LEN;
+	}
+	if (op_has_imm(r->op))
+		q += IMM_LEN;
+	pad = (p[1] >> 4) & 3;
+	end = r->n - ICRC_LEN;
+	CHECK((size_t)(q - p) + pad <= end, "op 0x%02x psn 0x%06x: PadCnt %u past its end", r->op,
+	      r->psn, pad);
+	r->data = q;
+	r->len = (uint32_t)(end - (size_t)(q - p) - pad);
+	CHECK(!((r->len + pad) & 3), "op 0x%02x psn 0x%06x: payload and pad %u + %u bytes", r->op,
+	      r->psn, r->len, pad);
+	return 0;
+}
+
+/* The next request from sroce within @ms: 1, or 0 if none came. */
+static int inreq_recv(struct inreq *r, int ms)
+{
+	uint16_t sport;
+	int k = dgram_recv(r->raw, sizeof(r->raw), &r->n, &sport, ms);
+
+	if (k <= 0)
+		return k;
+	TRY(inreq_parse(r, sport));
+	vlog("  <- %s\n", inreq_str(r));
+	return 1;
+}
+
+/* The next request must come within the timeout, opcode @op, PSN @psn. */
+static int expect_inreq(struct inreq *r, uint8_t op, uint32_t psn, const char *what)
+{
+	int k = inreq_recv(r, opt.timeout_ms);
+
+	TRY(k);
+	CHECK(k, "%s: no request within %d ms (want op 0x%02x psn 0x%06x)", what, opt.timeout_ms,
+	      op, psn);
+	CHECK(r->op == op && r->psn == psn, "%s: got %s, want op 0x%02x psn 0x%06x", what,
+	      inreq_str(r), op, psn);
+	return 0;
+}
+
+/* The opcode of packet @i of @n of a SEND (or, with @write, an RDMA WRITE). */
+static uint8_t msg_op(bool write, uint32_t i, uint32_t n)
+{
+	if (n == 1)
+		return write ? OP_WRITE_ONLY : OP_SEND_ONLY;
+	if (!i)
+		return write ? OP_WRITE_FIRST : OP_SEND_FIRST;
+	if (i == n - 1)
+		return write ? OP_WRITE_LAST : OP_SEND_LAST;
+	return write ? OP_WRITE_MIDDLE : OP_SEND_MIDDLE;
+}
+
+/*
+ * A SEND or RDMA WRITE message, or its tail from packet @from on (a
+ * resend): the packets of PSNs @psn + @from .. in order, each with its
+ * opcode, the bytes of the victim's buffer at @off, PMTU-sized but the
+ * last, AckReq on the last only, a WRITE's RETH (REMOTE_VA, REMOTE_RKEY,
+ * @len) on its First or Only.
+ */
+static int expect_msg(bool write, uint32_t psn, uint32_t from, uint32_t off, uint32_t len,
+		      const char *what)
+{
+	uint32_t n = len ? (len + PMTU - 1) / PMTU : 1, i, want;
+	struct inreq r;
+	uint8_t op;
+
+	for (i = from; i < n; i++) {
+		op = msg_op(write, i, n);
+		TRY(expect_inreq(&r, op, psn_add(psn, i), what));
+		want = len - i * PMTU < PMTU ? len - i * PMTU : PMTU;
+		CHECK(r.len == want && !memcmp(r.data, vic.buf + off + i * PMTU, want),
+		      "%s: %s, want %u bytes of the victim's buffer at %u", what, inreq_str(&r),
+		      want, off + i * PMTU);
+		CHECK(r.ackreq == (i == n - 1), "%s: %s, AckReq %s on packet %u of %u", what,
+		      inreq_str(&r), r.ackreq ? "set" : "clear", i + 1, n);
+		if (write && !i)
+			CHECK(r.va == REMOTE_VA && r.rkey == REMOTE_RKEY && r.dmalen == len,
+			      "%s: RETH va 0x%llx rkey 0x%x len %u, want 0x%llx 0x%x %u", what,
+			      (unsigned long long)r.va, r.rkey, r.dmalen,
+			      (unsigned long long)REMOTE_VA, REMOTE_RKEY, len);
+	}
+	return 0;
+}
+
+/* A READ request at @psn for @len bytes from REMOTE_VA + @roff. */
+static int expect_read_req(uint32_t psn, uint32_t roff, uint32_t len, const char *what)
+{
+	struct inreq r;
+
+	TRY(expect_inreq(&r, OP_READ_REQ, psn, what));
+	CHECK(r.va == REMOTE_VA + roff && r.rkey == REMOTE_RKEY && r.dmalen == len && !r.len &&
+	      r.ackreq,
+	      "%s: READ psn 0x%06x va 0x%llx rkey 0x%x len %u (%u bytes, AckReq %d), want va "
+	      "0x%llx rkey 0x%x len %u", what, r.psn, (unsigned long long)r.va, r.rkey, r.dmalen,
+	      r.len, r.ackreq, (unsigned long long)(REMOTE_VA + roff), REMOTE_RKEY, len);
+	return 0;
+}
+
+/* The peer answers: an ACK or NAK (@syn) for @psn. */
+static int peer_ack(uint8_t syn, uint32_t psn, uint32_t msn)
+{
+	struct req r = { .op = OP_ACK, .psn = psn, .padcnt = -1, .syn = syn, .msn = msn };
+
+	return req_send(&r);
+}
+
+/* The peer answers: READ response packet @op at @psn with @len bytes of rdata + @roff. */
+static int peer_read_rsp(uint8_t op, uint32_t psn, uint32_t roff, uint32_t len, uint32_t msn)
+{
+	struct req r = { .op = op, .psn = psn, .padcnt = -1, .syn = AETH_ACK_UNLIMITED,
+			 .msn = msn, .data = rdata + roff, .len = len };
+
+	return req_send(&r);
+}
+
+static int peer_atomic_ack(uint32_t psn, uint64_t orig, uint32_t msn)
+{
+	struct req r = { .op = OP_ATOMIC_ACK, .psn = psn, .padcnt = -1,
+			 .syn = AETH_ACK_UNLIMITED, .msn = msn, .orig = orig };
+
+	return req_send(&r);
+}
+
+/* Post a signaled SEND/WRITE/READ of @len bytes of the victim's buffer at @off. */
+static int post_send_wr(uint64_t wr_id, enum ibv_wr_opcode op, uint32_t off, uint32_t len,
+			uint32_t roff)
+{
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge = { .addr = (uintptr_t)(vic.buf + off), .length = len,
+			       .lkey = vic.mr->lkey };
+
+	wr.wr_id = wr_id;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = REMOTE_VA + roff;
+	wr.wr.rdma.rkey = REMOTE_RKEY;
+	errno = ibv_post_send(vic.qp, &wr, &bad);
+	CHECK(!errno, "ibv_post_send (wr_id %llu): %s", (unsigned long long)wr_id,
+	      strerror(errno));
+	return 0;
+}
+
+/* Post a signaled atomic whose result lands at ATOMIC_OFF. */
+static int post_atomic_wr(uint64_t wr_id, enum ibv_wr_opcode op, uint64_t compare_add,
+			  uint64_t swap)
+{
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge = { .addr = (uintptr_t)(vic.buf + ATOMIC_OFF), .length = 8,
+			       .lkey = vic.mr->lkey };
+
+	wr.wr_id = wr_id;
+	wr.opcode = op;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.atomic.remote_addr = REMOTE_VA;
+	wr.wr.atomic.rkey = REMOTE_RKEY;
+	wr.wr.atomic.compare_add = compare_add;
+	wr.wr.atomic.swap = swap;
+	errno = ibv_post_send(vic.qp, &wr, &bad);
+	CHECK(!errno, "ibv_post_send (atomic, wr_id %llu): %s", (unsigned long long)wr_id,
+	      strerror(errno));
+	return 0;
+}
+
+/* An atomic request at @psn with these operands. */
+static int expect_atomic_req(uint8_t op, uint32_t psn, uint64_t swap_add, uint64_t compare,
+			     const char *what)
+{
+	struct inreq r;
+
+	TRY(expect_inreq(&r, op, psn, what));
+	CHECK(r.va == REMOTE_VA && r.rkey == REMOTE_RKEY && r.swap_add == swap_add &&
+	      r.compare == compare && !r.len && r.ackreq,
+	      "%s: atomic va 0x%llx rkey 0x%x swap/add 0x%llx compare 0x%llx (%u bytes)", what,
+	      (unsigned long long)r.va, r.rkey, (unsigned long long)r.swap_add,
+	      (unsigned long long)r.compare, r.len);
+	return 0;
+}
+
+/* A send completion; SEND and WRITE completions carry byte_len 0 (sroce). */
+static int expect_swc(uint64_t wr_id, enum ibv_wc_opcode op, uint32_t byte_len, const char *what)
+{
+	return expect_wc(wr_id, IBV_WC_SUCCESS, op, byte_len, false, 0, what);
+}
+
+/* No async event for the victim QP (a requester's errors complete its WQE). */
+static int expect_no_event(const char *after)
+{
+	struct ibv_async_event ev;
+	int n = 0;
+
+	usleep(100 * 1000);
+	while (!ibv_get_async_event(vic.ctx, &ev)) {
+		vlog("  async event %s\n", ibv_event_type_str(ev.event_type));
+		if (ev.element.qp == vic.qp && ev.event_type != IBV_EVENT_COMM_EST)
+			n++;
+		ibv_ack_async_event(&ev);
+	}
+	CHECK(!n, "after %s, %d async events for the victim QP", after, n);
+	return 0;
+}
+
+
+/*
+ * The requester failed: @wr_id completes with @st, the send work requests
+ * @flush_from .. @flush_to - 1 posted behind it are flushed, the QP is in
+ * the error state without an async event (the error is the completion's),
+ * and a SEND posted now is flushed too.
+ */
+static int expect_req_failed(uint64_t wr_id, enum ibv_wc_status st, uint64_t flush_from,
+			     uint64_t flush_to, const char *what)
+{
+	uint64_t i;
+
+	TRY(expect_wc(wr_id, st, IBV_WC_SEND, 0, false, 0, what));
+	for (i = flush_from; i < flush_to; i++)
+		TRY(expect_wc(i, IBV_WC_WR_FLUSH_ERR, IBV_WC_SEND, 0, false, 0,
+			      "a send behind the failed one"));
+	TRY(expect_state(IBV_QPS_ERR));
+	TRY(expect_no_event(what));
+	TRY(post_send_wr(99, IBV_WR_SEND, 0, 16, 0));
+	return expect_wc(99, IBV_WC_WR_FLUSH_ERR, IBV_WC_SEND, 0, false, 0,
+			 "a SEND posted after the error");
+}
+
+/* The wait a timer code means: 4.096 us * 2^code, in ms. */
+static double code_ms(unsigned int code)
+{
+	return 4.096e-3 * (double)(1u << code);
+}
+
+/*
+ * The least gap a wait of @ms can show between two packets the peer
+ * receives: the kernel's timers fire on a jiffy boundary (4 ms at HZ 250)
+ * never before their time, but the first packet may reach the peer a
+ * little late; 10% and 8 ms of slack.
+ */
+static long least_gap_ms(double ms)
+{
+	return (long)(ms * 0.9) - 8;
+}
+
+/*
+ * The next request must be @first sent again: the same bytes (the ICRC
+ * too over IPv6; over IPv4 it covers the IP ID, which a UDP socket does
+ * not show), arriving no sooner than @least_ms after @t0 (rt_ms() time).
+ * Returns its arrival time in *@t1.
+ */
+static int expect_resend(const struct inreq *first, long t0, long least_ms, long *t1,
+			 const char *what)
+{
+	struct inreq r;
+	size_t cmp = peer.family == AF_INET6 ? first->n : first->n - ICRC_LEN;
+
+	TRY(expect_inreq(&r, first->op, first->psn, what));
+	*t1 = peer.rx_ms;
+	CHECK(r.n == first->n && !memcmp(r.raw, first->raw, cmp),
+	      "%s: the resent packet (%zu bytes) differs from the first (%zu bytes)", what, r.n,
+	      first->n);
+	CHECK(*t1 - t0 >= least_ms, "%s: resent after %ld ms, want at least %ld", what, *t1 - t0,
+	      least_ms);
+	fprintf(stderr, "  %s: resent after %ld ms (at least %ld)\n", what, *t1 - t0, least_ms);
+	return 0;
+}
+
+/*
+ * req_ack_coalesced - a SEND, a 3-packet WRITE and a 2-packet SEND, the
+ * PSNs wrapping past 0xffffff; one ACK for the last PSN acknowledges them
+ * all (an ACK covers every PSN up to its own): three
+ * completions, in order, and nothing sent again.
+ */
+static int sc_req_ack_coalesced(const struct vconf *c)
+{
+	uint32_t p = c->sq_psn;
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, 100, 0));
+	TRY(post_send_wr(2, IBV_WR_RDMA_WRITE, 4096, 3000, 0));
+	TRY(post_send_wr(3, IBV_WR_SEND, 16384, 2048, 0));
+	TRY(expect_msg(false, p, 0, 0, 100, "SEND 1"));
+	TRY(expect_msg(true, psn_add(p, 1), 0, 4096, 3000, "WRITE 2"));
+	TRY(expect_msg(false, psn_add(p, 4), 0, 16384, 2048, "SEND 3"));
+	TRY(expect_no_wc("three messages not acknowledged"));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, psn_add(p, 5), 3));
+	TRY(expect_swc(1, IBV_WC_SEND, 0, "SEND 1"));
+	TRY(expect_swc(2, IBV_WC_RDMA_WRITE, 0, "WRITE 2"));
+	TRY(expect_swc(3, IBV_WC_SEND, 0, "SEND 3"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+#define MIN_ACK_TIMEOUT "/sys/module/sroce/parameters/min_ack_timeout"
+
+static int param_read(const char *path, int *v)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fscanf(f, "%d", v) == 1;
+
+	if (f)
+		fclose(f);
+	CHECK(ok, "cannot read %s", path);
+	return 0;
+}
+
+static int param_write(const char *path, int v)
+{
+	FILE *f = fopen(path, "w");
+	int ok = f && fprintf(f, "%d\n", v) > 0;
+
+	if (f && fclose(f))
+		ok = 0;
+	CHECK(ok, "cannot write %d to %s: %s", v, path, strerror(errno));
+	return 0;
+}
+
+/* One SEND the peer leaves unanswered once: resent no sooner than @code says. */
+static int timeout_once(uint64_t wr_id, uint32_t psn, uint32_t off, unsigned int code,
+			const char *what)
+{
+	struct inreq first;
+	long t0, t1;
+
+	TRY(post_send_wr(wr_id, IBV_WR_SEND, off, 200, 0));
+	TRY(expect_inreq(&first, OP_SEND_ONLY, psn, what));
+	t0 = peer.rx_ms;
+	CHECK(first.len == 200 && !memcmp(first.data, vic.buf + off, 200) && first.ackreq,
+	      "%s: %s, want the 200 bytes at %u with AckReq", what, inreq_str(&first), off);
+	TRY(expect_no_wc(what));
+	TRY(expect_resend(&first, t0, least_gap_ms(code_ms(code)), &t1, what));
+	/* At once: the next timeout runs from the resend. */
+	TRY(expect_no_wc_now(what));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, psn, (uint32_t)wr_id));
+	return expect_swc(wr_id, IBV_WC_SEND, 0, what);
+}
+
+static int req_ack_timeout(const struct vconf *c, int floor)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	TRY(timeout_once(1, c->sq_psn, 0, c->timeout, "a SEND left unanswered"));
+	TRY(param_write(MIN_ACK_TIMEOUT, floor));
+	TRY(timeout_once(2, psn_add(c->sq_psn, 1), 1024, (unsigned int)floor,
+			 "a SEND left unanswered, min_ack_timeout above the QP's"));
+	errno = ibv_query_qp(vic.qp, &a, IBV_QP_TIMEOUT, &ia);
+	CHECK(!errno, "ibv_query_qp: %s", strerror(errno));
+	CHECK(a.timeout == c->timeout, "with min_ack_timeout %d the QP's timeout reads %u, want %u",
+	      floor, a.timeout, c->timeout);
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * req_ack_timeout - the peer takes a SEND and says nothing: the requester
+ * sends the same packet again (same PSN, same bytes) once the local ACK
+ * timeout (the QP's code 14: 67 ms) has run, not before; the
+ * peer ACKs that and the SEND completes.  Then with the module parameter
+ * min_ack_timeout (a floor under the code) at 17 (537 ms), above the QP's
+ * 14, the next SEND is resent no sooner than the floor says, while the
+ * QP's own attribute still reads 14.  The parameter gets its old value
+ * back, pass or fail.
+ */
+static int sc_req_ack_timeout(const struct vconf *c)
+{
+	int old, rc;
+
+	TRY(param_read(MIN_ACK_TIMEOUT, &old));
+	CHECK(old < c->timeout, "min_ack_timeout is %d, not below the QP's %u: cannot test", old,
+	      c->timeout);
+	rc = req_ack_timeout(c, 17);
+	if (param_write(MIN_ACK_TIMEOUT, old))
+		rc = -1;
+	return rc;
+}
+
+/*
+ * req_retry_exceeded - the peer never answers two SENDs: with retry_cnt 2
+ * the requester sends them 3 times in all (each time from the first), then
+ * the first completes with "transport retry counter exceeded", the second
+ * is flushed, the QP is in the error state; three
+ * local ACK timeouts, two go-backs.
+ */
+static int sc_req_retry_exceeded(const struct vconf *c)
+{
+	uint32_t p = c->sq_psn, i;
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, 64, 0));
+	TRY(post_send_wr(2, IBV_WR_SEND, 1024, 64, 0));
+	for (i = 0; i <= c->retry_cnt; i++) {
+		TRY(expect_msg(false, p, 0, 0, 64, i ? "SEND 1 resent" : "SEND 1"));
+		TRY(expect_msg(false, psn_add(p, 1), 0, 1024, 64, i ? "SEND 2 resent" : "SEND 2"));
+	}
+	return expect_req_failed(1, IBV_WC_RETRY_EXC_ERR, 2, 3, "retries exhausted");
+}
+
+/*
+ * req_nak_psn_seq - a SEND, a 4-packet WRITE and a SEND; the peer NAKs
+ * "PSN sequence error" the WRITE's third packet: the NAK acknowledges what
+ * came before it, so the first SEND completes, and the
+ * requester resends from exactly that PSN: the WRITE's Middle and Last
+ * (same bytes), then the second SEND.  One ACK then completes the rest.
+ */
+static int sc_req_nak_psn_seq(const struct vconf *c)
+{
+	uint32_t p = c->sq_psn;
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, 100, 0));
+	TRY(post_send_wr(2, IBV_WR_RDMA_WRITE, 4096, 4 * PMTU, 0));
+	TRY(post_send_wr(3, IBV_WR_SEND, 16384, 50, 0));
+	TRY(expect_msg(false, p, 0, 0, 100, "SEND 1"));
+	TRY(expect_msg(true, psn_add(p, 1), 0, 4096, 4 * PMTU, "WRITE 2"));
+	TRY(expect_msg(false, psn_add(p, 5), 0, 16384, 50, "SEND 3"));
+	TRY(peer_ack(NAK_PSN_SEQ, psn_add(p, 3), 1));
+	TRY(expect_msg(true, psn_add(p, 1), 2, 4096, 4 * PMTU, "WRITE 2 resent from its third"));
+	TRY(expect_msg(false, psn_add(p, 5), 0, 16384, 50, "SEND 3 resent"));
+	TRY(expect_swc(1, IBV_WC_SEND, 0, "SEND 1, acknowledged by the NAK"));
+	TRY(expect_no_wc("the resend"));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, psn_add(p, 5), 3));
+	TRY(expect_swc(2, IBV_WC_RDMA_WRITE, 0, "WRITE 2"));
+	TRY(expect_swc(3, IBV_WC_SEND, 0, "SEND 3"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+#define RNR_CODE 26	/* 81.92 ms */
+
+/* RNR NAK @psn; the same packet must come back no sooner than the code says. */
+static int rnr_once(const struct inreq *first, const char *what)
+{
+	long t0, t1;
+
+	t0 = rt_ms();
+	TRY(peer_ack(AETH_TYPE_RNR | RNR_CODE, first->psn, 0));
+	return expect_resend(first, t0, least_gap_ms(81.92), &t1, what);
+}
+
+/*
+ * req_rnr_nak - RNR NAKs with timer code 26 (81.92 ms, table 45): the
+ * requester waits that long, then sends the SEND again; with
+ * rnr_retry 2 the SEND succeeds after two RNR NAKs (an ACK); the next
+ * SEND gets three, and its third fails it with "RNR retry counter
+ * exceeded" (the count starts over on progress), the QP in the error state.
+ */
+static int sc_req_rnr_nak(const struct vconf *c)
+{
+	uint32_t p = c->sq_psn;
+	struct inreq r;
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, 128, 0));
+	TRY(expect_inreq(&r, OP_SEND_ONLY, p, "SEND 1"));
+	TRY(rnr_once(&r, "SEND 1 after an RNR NAK"));
+	TRY(rnr_once(&r, "SEND 1 after a second RNR NAK"));
+	TRY(expect_no_wc("two RNR NAKs"));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, p, 1));
+	TRY(expect_swc(1, IBV_WC_SEND, 0, "SEND 1"));
+	TRY(post_send_wr(2, IBV_WR_SEND, 1024, 128, 0));
+	TRY(expect_inreq(&r, OP_SEND_ONLY, psn_add(p, 1), "SEND 2"));
+	TRY(rnr_once(&r, "SEND 2 after an RNR NAK"));
+	TRY(rnr_once(&r, "SEND 2 after a second RNR NAK"));
+	TRY(peer_ack(AETH_TYPE_RNR | RNR_CODE, psn_add(p, 1), 1));
+	return expect_req_failed(2, IBV_WC_RNR_RETRY_EXC_ERR, 0, 0, "a third RNR NAK");
+}
+
+/*
+ * A SEND, then a SEND or WRITE NAKed with @syn (a remote error NAK),
+ * then a SEND: the first completes (the NAK acknowledges it),
+ * the second with @st, the third is flushed; the QP in the error state.
+ */
+static int req_nak_fatal(const struct vconf *c, bool write, uint8_t syn, enum ibv_wc_status st)
+{
+	uint32_t p = c->sq_psn;
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, 64, 0));
+	TRY(post_send_wr(2, write ? IBV_WR_RDMA_WRITE : IBV_WR_SEND, 1024, 64, 0));
+	TRY(post_send_wr(3, IBV_WR_SEND, 2048, 64, 0));
+	TRY(expect_msg(false, p, 0, 0, 64, "SEND 1"));
+	TRY(expect_msg(write, psn_add(p, 1), 0, 1024, 64, "the request NAKed"));
+	TRY(expect_msg(false, psn_add(p, 2), 0, 2048, 64, "SEND 3"));
+	TRY(peer_ack(syn, psn_add(p, 1), 1));
+	TRY(expect_swc(1, IBV_WC_SEND, 0, "SEND 1, acknowledged by the NAK"));
+	return expect_req_failed(2, st, 3, 4, "the NAK");
+}
+
+/* req_nak_remote_access - a WRITE NAKed "remote access error": IBV_WC_REM_ACCESS_ERR. */
+static int sc_req_nak_remote_access(const struct vconf *c)
+{
+	return req_nak_fatal(c, true, NAK_REM_ACCESS, IBV_WC_REM_ACCESS_ERR);
+}
+
+/* req_nak_invalid_request - a SEND NAKed "invalid request": IBV_WC_REM_INV_REQ_ERR. */
+static int sc_req_nak_invalid_request(const struct vconf *c)
+{
+	return req_nak_fatal(c, false, NAK_INVALID_REQ, IBV_WC_REM_INV_REQ_ERR);
+}
+
+/* req_nak_remote_op - a SEND NAKed "remote operational error": IBV_WC_REM_OP_ERR. */
+static int sc_req_nak_remote_op(const struct vconf *c)
+{
+	return req_nak_fatal(c, false, NAK_REM_OP, IBV_WC_REM_OP_ERR);
+}
+
+/*
+ * req_ack_unsent_psn - two SENDs outstanding (PSNs p, p+1).  ACKs for
+ * PSNs the requester never sent (p+5, and p+2, the next it would send)
+ * and one for p-1, before anything it has outstanding, are dropped
+ * (a response outside the window of outstanding PSNs is ignored):
+ * no completion, no resend, counted (rx_drop_resp, rx_dup_resp).  The ACK
+ * for p completes the first SEND only, a repeat of it is a duplicate, and
+ * the ACK for p+1 completes the second.
+ */
+static int sc_req_ack_unsent_psn(const struct vconf *c)
+{
+	uint32_t p = c->sq_psn;
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, 100, 0));
+	TRY(post_send_wr(2, IBV_WR_SEND, 1024, 100, 0));
+	TRY(expect_msg(false, p, 0, 0, 100, "SEND 1"));
+	TRY(expect_msg(false, psn_add(p, 1), 0, 1024, 100, "SEND 2"));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, psn_add(p, 5), 2));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, psn_add(p, 2), 2));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, psn_add(p, 0xffffff), 0));
+	TRY(expect_quiet_ms("ACKs for PSNs never sent or long acknowledged", 300));
+	TRY(expect_no_wc("ACKs for PSNs never sent or long acknowledged"));
+	TRY(expect_state(IBV_QPS_RTS));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, p, 1));
+	TRY(expect_swc(1, IBV_WC_SEND, 0, "SEND 1"));
+	TRY(expect_no_wc("the ACK of SEND 1"));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, p, 1));
+	TRY(expect_no_wc("the ACK of SEND 1 again"));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, psn_add(p, 1), 2));
+	TRY(expect_swc(2, IBV_WC_SEND, 0, "SEND 2"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/* The READ's @len bytes landed at RD_OFF + @off, from rdata + @roff, and no more. */
+static int check_read_landed(uint32_t off, uint32_t roff, uint32_t len, uint8_t after,
+			     const char *what)
+{
+	CHECK(!memcmp(vic.buf + RD_OFF + off, rdata + roff, len), "%s: the READ's bytes differ",
+	      what);
+	CHECK(vic.buf[RD_OFF + off + len] == after, "%s: the byte after the READ changed", what);
+	return 0;
+}
+
+/* Answer a READ at @psn of @len bytes from rdata + @roff, packets @from .. in order. */
+static int peer_read_rsps(uint32_t psn, uint32_t from, uint32_t roff, uint32_t len,
+			  uint32_t msn)
+{
+	uint32_t n = (len + PMTU - 1) / PMTU, i, l;
+
+	for (i = from; i < n; i++) {
+		l = len - i * PMTU < PMTU ? len - i * PMTU : PMTU;
+		TRY(peer_read_rsp(read_op(i, n), psn_add(psn, i), roff + i * PMTU, l, msn));
+	}
+	return 0;
+}
+
+/*
+ * req_read_response - READs answered four ways (the victim's timeout code
+ * 16, 268 ms):
+ * A. 4 KiB answered First, Middle, Middle, Last: the bytes land, one
+ *    completion (RDMA_READ, byte_len 4096).
+ * B. 4 KiB whose first Middle is missing (First, then the second Middle):
+ *    the requester asks again from the missing PSN at once (a gap in READ
+ *    responses means the missing ones were lost), its RETH moved on:
+ *    VA + 1024, 3072 bytes; answered Middle, Middle, Last from there.
+ * C. 3000 bytes whose Last carries 900 bytes, not 952: sroce drops it
+ *    (rx_drop_resp; a response whose length does not fit its READ is not
+ *    one it can place), and asks again from that PSN when the ACK timer
+ *    runs out: VA + 2048, 952 bytes; answered with a right Last.
+ * D. 100 bytes answered with an Only of 120: dropped too, nothing written
+ *    past the 100 bytes; asked again and answered right.
+ */
+static int sc_req_read_response(const struct vconf *c)
+{
+	uint32_t p = c->sq_psn;
+	uint8_t after[4];
+	long t0;
+
+	after[0] = vic.buf[RD_OFF + 4096];
+	after[1] = vic.buf[RD_OFF + 8192 + 4096];
+	after[2] = vic.buf[RD_OFF + 16384 + 3000];
+	after[3] = vic.buf[RD_OFF + 24576 + 100];
+	/* A */
+	TRY(post_send_wr(1, IBV_WR_RDMA_READ, RD_OFF, 4096, 0));
+	TRY(expect_read_req(p, 0, 4096, "READ A"));
+	TRY(peer_read_rsps(p, 0, 0, 4096, 1));
+	TRY(expect_swc(1, IBV_WC_RDMA_READ, 4096, "READ A"));
+	TRY(check_read_landed(0, 0, 4096, after[0], "READ A"));
+	/* B */
+	p = psn_add(p, 4);
+	TRY(post_send_wr(2, IBV_WR_RDMA_READ, RD_OFF + 8192, 4096, 1024));
+	TRY(expect_read_req(p, 1024, 4096, "READ B"));
+	TRY(peer_read_rsp(OP_READ_RESP_FIRST, p, 1024, PMTU, 2));
+	TRY(peer_read_rsp(OP_READ_RESP_MIDDLE, psn_add(p, 2), 1024 + 2 * PMTU, PMTU, 2));
+	TRY(expect_read_req(psn_add(p, 1), 1024 + PMTU, 3 * PMTU,
+			    "READ B asked again from its missing Middle"));
+	TRY(expect_no_wc("READ B's gap"));
+	TRY(peer_read_rsps(p, 1, 1024, 4096, 2));
+	TRY(expect_swc(2, IBV_WC_RDMA_READ, 4096, "READ B"));
+	TRY(check_read_landed(8192, 1024, 4096, after[1], "READ B"));
+	/* C */
+	p = psn_add(p, 4);
+	TRY(post_send_wr(3, IBV_WR_RDMA_READ, RD_OFF + 16384, 3000, 0));
+	TRY(expect_read_req(p, 0, 3000, "READ C"));
+	TRY(peer_read_rsp(OP_READ_RESP_FIRST, p, 0, PMTU, 3));
+	TRY(peer_read_rsp(OP_READ_RESP_MIDDLE, psn_add(p, 1), PMTU, PMTU, 3));
+	t0 = rt_ms();
+	TRY(peer_read_rsp(OP_READ_RESP_LAST, psn_add(p, 2), 2 * PMTU, 900, 3));
+	TRY(expect_read_req(psn_add(p, 2), 2 * PMTU, 3000 - 2 * PMTU,
+			    "READ C asked again after a short Last"));
+	fprintf(stderr, "  READ C asked again %ld ms after its short Last (timeout %.0f ms)\n",
+		peer.rx_ms - t0, code_ms(c->timeout));
+	TRY(expect_no_wc("READ C's short Last"));
+	TRY(peer_read_rsp(OP_READ_RESP_LAST, psn_add(p, 2), 2 * PMTU, 3000 - 2 * PMTU, 3));
+	TRY(expect_swc(3, IBV_WC_RDMA_READ, 3000, "READ C"));
+	TRY(check_read_landed(16384, 0, 3000, after[2], "READ C"));
+	/* D */
+	p = psn_add(p, 3);
+	TRY(post_send_wr(4, IBV_WR_RDMA_READ, RD_OFF + 24576, 100, 512));
+	TRY(expect_read_req(p, 512, 100, "READ D"));
+	TRY(peer_read_rsp(OP_READ_RESP_ONLY, p, 512, 120, 4));
+	TRY(expect_read_req(p, 512, 100, "READ D asked again after a long Only"));
+	TRY(expect_no_wc("READ D's long Only"));
+	CHECK(vic.buf[RD_OFF + 24576 + 100] == after[3], "READ D's long Only wrote past its end");
+	TRY(peer_read_rsp(OP_READ_RESP_ONLY, p, 512, 100, 4));
+	TRY(expect_swc(4, IBV_WC_RDMA_READ, 100, "READ D"));
+	TRY(check_read_landed(24576, 512, 100, after[3], "READ D"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/* The 8 bytes at ATOMIC_OFF (an atomic's result) are @want. */
+static int check_atomic_result(uint64_t want, const char *what)
+{
+	uint64_t v;
+
+	memcpy(&v, vic.buf + ATOMIC_OFF, sizeof(v));
+	CHECK(v == want, "%s: result 0x%llx, want 0x%llx", what, (unsigned long long)v,
+	      (unsigned long long)want);
+	return 0;
+}
+
+/*
+ * req_atomic_response - a CmpSwap's operands go out in its AtomicETH (swap
+ * first, then compare); the atomic ACK's original value lands in the
+ * victim's buffer (in host order) and completes it (COMP_SWAP, byte_len
+ * 8).  A FetchAdd answered with a plain ACK for its PSN, not an atomic
+ * ACK: the ACK carries no original value, so the atomic's response was
+ * lost (an implicit NAK) and sroce sends the FetchAdd again,
+ * unchanged, completing it on the atomic ACK that answers the resend.
+ */
+static int sc_req_atomic_response(const struct vconf *c)
+{
+	const uint64_t cmp = 0x0102030405060708ull, swp = 0x1112131415161718ull,
+		       add = 0x0000000100000003ull, o1 = 0x2122232425262728ull,
+		       o2 = 0x3132333435363738ull;
+	uint32_t p = c->sq_psn;
+	struct inreq r;
+
+	memset(vic.buf + ATOMIC_OFF, 0xa5, 8);
+	TRY(post_atomic_wr(1, IBV_WR_ATOMIC_CMP_AND_SWP, cmp, swp));
+	TRY(expect_atomic_req(OP_CMP_SWAP, p, swp, cmp, "CmpSwap"));
+	TRY(expect_no_wc("a CmpSwap not answered"));
+	TRY(peer_atomic_ack(p, o1, 1));
+	TRY(expect_swc(1, IBV_WC_COMP_SWAP, 8, "CmpSwap"));
+	TRY(check_atomic_result(o1, "CmpSwap"));
+	TRY(post_atomic_wr(2, IBV_WR_ATOMIC_FETCH_AND_ADD, add, 0));
+	TRY(expect_atomic_req(OP_FETCH_ADD, psn_add(p, 1), add, 0, "FetchAdd"));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, psn_add(p, 1), 2));
+	TRY(expect_inreq(&r, OP_FETCH_ADD, psn_add(p, 1), "FetchAdd after a plain ACK"));
+	CHECK(r.swap_add == add && r.compare == 0 && r.va == REMOTE_VA,
+	      "the FetchAdd resent with other operands");
+	TRY(expect_no_wc("a FetchAdd answered with a plain ACK"));
+	TRY(check_atomic_result(o1, "a FetchAdd answered with a plain ACK"));
+	TRY(peer_atomic_ack(psn_add(p, 1), o2, 2));
+	TRY(expect_swc(2, IBV_WC_FETCH_ADD, 8, "FetchAdd"));
+	TRY(check_atomic_result(o2, "FetchAdd"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * req_implicit_ack_by_read_response - two SENDs (one packet, two packets)
+ * and a 2 KiB READ; the peer answers only the READ (First, Last): a READ
+ * response acknowledges every request before it (an implicit ACK), so
+ * the SENDs complete, in order, and then the READ.
+ */
+static int sc_req_implicit_ack_by_read_response(const struct vconf *c)
+{
+	uint32_t p = c->sq_psn;
+	uint8_t after = vic.buf[RD_OFF + 2048];
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, 100, 0));
+	TRY(post_send_wr(2, IBV_WR_SEND, 2048, 1500, 0));
+	TRY(post_send_wr(3, IBV_WR_RDMA_READ, RD_OFF, 2048, 0));
+	TRY(expect_msg(false, p, 0, 0, 100, "SEND 1"));
+	TRY(expect_msg(false, psn_add(p, 1), 0, 2048, 1500, "SEND 2"));
+	TRY(expect_read_req(psn_add(p, 3), 0, 2048, "READ 3"));
+	TRY(expect_no_wc("nothing answered"));
+	TRY(peer_read_rsps(psn_add(p, 3), 0, 0, 2048, 3));
+	TRY(expect_swc(1, IBV_WC_SEND, 0, "SEND 1"));
+	TRY(expect_swc(2, IBV_WC_SEND, 0, "SEND 2"));
+	TRY(expect_swc(3, IBV_WC_RDMA_READ, 2048, "READ 3"));
+	TRY(check_read_landed(0, 0, 2048, after, "READ 3"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/* A requester scenario's attributes: timeout code, retry_cnt, rnr_retry. */
+#define REQ_ATTRS(t, r, n) .req_attrs = true, .timeout = (t), .retry_cnt = (r), .rnr_retry = (n)
+
 static const struct scenario {
 	const char *name;
 	int (*run)(const struct vconf *c);
@@ -1331,6 +2222,31 @@ static const struct scenario {
 	{ "rnr", sc_rnr, { .epsn = 0x5000, .min_rnr_timer = 14 },
 	  "rnr_naks_sent=2 rx_drop_seq=1" },
 	{ "atomics", sc_atomics, { .epsn = 0xfffffe, .rd_atomic = 2 }, "rx_drop_dup=2" },
+	/* the victim as the requester */
+	{ "req_ack_coalesced", sc_req_ack_coalesced,
+	  { .sq_psn = 0xfffffd, REQ_ATTRS(19, 7, 7) }, "" },
+	{ "req_ack_timeout", sc_req_ack_timeout, { .sq_psn = 0x6000, REQ_ATTRS(14, 7, 7) },
+	  "timeouts=2 retransmits=2" },
+	{ "req_retry_exceeded", sc_req_retry_exceeded, { .sq_psn = 0x6100, REQ_ATTRS(12, 2, 7) },
+	  "timeouts=3 retransmits=2" },
+	{ "req_nak_psn_seq", sc_req_nak_psn_seq, { .sq_psn = 0xfffffe, REQ_ATTRS(19, 7, 7) },
+	  "seq_naks_rcvd=1 retransmits=1" },
+	{ "req_rnr_nak", sc_req_rnr_nak, { .sq_psn = 0x6200, REQ_ATTRS(19, 7, 2) },
+	  "rnr_naks_rcvd=5 retransmits=4" },
+	{ "req_nak_remote_access", sc_req_nak_remote_access,
+	  { .sq_psn = 0x6300, REQ_ATTRS(19, 7, 7) }, "err_naks_rcvd=1" },
+	{ "req_nak_invalid_request", sc_req_nak_invalid_request,
+	  { .sq_psn = 0x6400, REQ_ATTRS(19, 7, 7) }, "err_naks_rcvd=1" },
+	{ "req_nak_remote_op", sc_req_nak_remote_op, { .sq_psn = 0x6500, REQ_ATTRS(19, 7, 7) },
+	  "err_naks_rcvd=1" },
+	{ "req_ack_unsent_psn", sc_req_ack_unsent_psn, { .sq_psn = 0x6600, REQ_ATTRS(19, 7, 7) },
+	  "rx_drop_resp=2 rx_dup_resp=2" },
+	{ "req_read_response", sc_req_read_response, { .sq_psn = 0xfffffc, REQ_ATTRS(16, 7, 7) },
+	  "retransmits=3 timeouts=2 rx_drop_resp=2" },
+	{ "req_atomic_response", sc_req_atomic_response,
+	  { .sq_psn = 0x6700, REQ_ATTRS(19, 7, 7) }, "retransmits=1" },
+	{ "req_implicit_ack_by_read_response", sc_req_implicit_ack_by_read_response,
+	  { .sq_psn = 0x6800, REQ_ATTRS(19, 7, 7) }, "" },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -1339,6 +2255,8 @@ static int run_scenario(const struct scenario *s, unsigned int idx)
 {
 	long long before[NCNT];
 	struct rsp junk;
+	uint16_t jport;
+	size_t jn;
 	int rc;
 
 	why[0] = 0;
@@ -1346,7 +2264,7 @@ static int run_scenario(const struct scenario *s, unsigned int idx)
 	peer.qpn = 0x5e0000 + idx;
 	vic_fill(idx);
 	rc = vic_up(&s->conf);
-	while (!rc && rsp_recv(&junk, 0) > 0)
+	while (!rc && dgram_recv(junk.raw, sizeof(junk.raw), &jn, &jport, 0) > 0)
 		;	/* nothing left over from an earlier scenario */
 	why[0] = 0;
 	peer.sent = peer.rcvd = peer.reordered = 0;
@@ -1439,6 +2357,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < 4; i++)
 		for (j = 0; j < sizeof(msg[i]); j++)
 			msg[i][j] = (uint8_t)(j * (i + 3) + 0x40 * i + 1);
+	for (j = 0; j < sizeof(rdata); j++)
+		rdata[j] = (uint8_t)(j * 11 + (j >> 8) * 5 + 0x33);
 	peer_open(peer_ip, victim_ip);
 	vic_open();
 	ran = 0;
