@@ -1838,12 +1838,13 @@ static int req_ack_timeout(const struct vconf *c, int floor)
 /*
  * req_ack_timeout - the peer takes a SEND and says nothing: the requester
  * sends the same packet again (same PSN, same bytes) once the local ACK
- * timeout (the QP's code 14: 67 ms) has run, not before; the
+ * timeout (the QP's code 16: 268 ms) has run, not before; the
  * peer ACKs that and the SEND completes.  Then with the module parameter
- * min_ack_timeout (a floor under the code) at 17 (537 ms), above the QP's
- * 14, the next SEND is resent no sooner than the floor says, while the
- * QP's own attribute still reads 14.  The parameter gets its old value
- * back, pass or fail.
+ * min_ack_timeout (a floor under the code) at 18 (1.07 s), above the QP's
+ * 16, the next SEND is resent no sooner than the floor says, while the
+ * QP's own attribute still reads 16.  The parameter gets its old value
+ * back, pass or fail.  The peer's ACK must beat the next expiry (the
+ * counters say exactly two): 268 ms leaves a loaded guest room.
  */
 static int sc_req_ack_timeout(const struct vconf *c)
 {
@@ -1852,7 +1853,7 @@ static int sc_req_ack_timeout(const struct vconf *c)
 	TRY(param_read(MIN_ACK_TIMEOUT, &old));
 	CHECK(old < c->timeout, "min_ack_timeout is %d, not below the QP's %u: cannot test", old,
 	      c->timeout);
-	rc = req_ack_timeout(c, 17);
+	rc = req_ack_timeout(c, 18);
 	if (param_write(MIN_ACK_TIMEOUT, old))
 		rc = -1;
 	return rc;
@@ -2225,7 +2226,7 @@ static const struct scenario {
 	/* the victim as the requester */
 	{ "req_ack_coalesced", sc_req_ack_coalesced,
 	  { .sq_psn = 0xfffffd, REQ_ATTRS(19, 7, 7) }, "" },
-	{ "req_ack_timeout", sc_req_ack_timeout, { .sq_psn = 0x6000, REQ_ATTRS(14, 7, 7) },
+	{ "req_ack_timeout", sc_req_ack_timeout, { .sq_psn = 0x6000, REQ_ATTRS(16, 7, 7) },
 	  "timeouts=2 retransmits=2" },
 	{ "req_retry_exceeded", sc_req_retry_exceeded, { .sq_psn = 0x6100, REQ_ATTRS(12, 2, 7) },
 	  "timeouts=3 retransmits=2" },
