@@ -160,7 +160,6 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 {
 	lockdep_assert_held(&qp->sq.lock);
 	qp->comp.psn = next_psn;
-	qp->comp.progress = true;
 	qp->comp.gap_retried = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
@@ -513,13 +512,18 @@ static int sroce_comp_timeout_locked(struct sroce_qp *qp)
 	    qp->comp.psn == qp->req.max_psn || qp->comp.rnr_wait)
 		return SROCE_COMP_NOTHING;
 	/*
-	 * Progress since the timer was armed, or a go-back the requester has
-	 * not started yet (it had no CPU: a stalled guest's clock jumps, and
-	 * timeouts would spend retry_cnt before anything was sent again):
-	 * not the responder's silence, no retry spent.
+	 * Re-armed since it fired: progress (sroce_comp_progress()) or a
+	 * send took the lock first, and the timeout runs from there.
 	 */
-	if (qp->comp.progress || qp->req.retry) {
-		qp->comp.progress = false;
+	if (timer_pending(&qp->retrans_timer))
+		return SROCE_COMP_NOTHING;
+	/*
+	 * A go-back the requester has not started yet (it had no CPU: a
+	 * stalled guest's clock jumps, and timeouts would spend retry_cnt
+	 * before anything was sent again): not the responder's silence, no
+	 * retry spent.
+	 */
+	if (qp->req.retry) {
 		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
 		return SROCE_COMP_NOTHING;
 	}

@@ -132,7 +132,6 @@ static void sroce_req_arm_timer(struct sroce_qp *qp)
 	if (!qp->timeout || qp->ibqp.qp_type != IB_QPT_RC ||
 	    timer_pending(&qp->retrans_timer))
 		return;
-	qp->comp.progress = false;
 	mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
 }
 

@@ -511,7 +511,6 @@ struct sroce_req {
  * @retry_left: retries left after a timeout or sequence error
  * @rnr_left: retries left after an RNR NAK (rnr_retry 7: forever)
  * @rnr_wait: waiting out an RNR NAK's timer
- * @progress: something was acknowledged since the timer was armed
  * @gap_retried: a response past @psn (a gap) already asked the requester
  *	to go back to @psn; later ones are dropped without spending another
  *	retry until something is acknowledged.  Responses sent from several
@@ -526,7 +525,6 @@ struct sroce_comp {
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
-	bool progress;
 	bool gap_retried;
 	bool drained;
 };
