@@ -28,6 +28,28 @@ struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata)
 					  ibuc)->ibuc;
 }
 
+/*
+ * sroce_udata_zero_from() - are the driver request's bytes from @off on
+ * zero?  Unlike ib_is_udata_cleared(), which answers "no" for memory it
+ * cannot read, this tells a bad pointer (-EFAULT) from non-zero bytes (1).
+ * Returns 0 if they are all zero (or there are none).
+ */
+static int sroce_udata_zero_from(struct ib_udata *udata, size_t off)
+{
+	u8 buf[64];
+
+	while (off < udata->inlen) {
+		size_t n = min(udata->inlen - off, sizeof(buf));
+
+		if (copy_from_user(buf, udata->inbuf + off, n))
+			return -EFAULT;
+		if (memchr_inv(buf, 0, n))
+			return 1;
+		off += n;
+	}
+	return 0;
+}
+
 /**
  * sroce_udata_in() - copy a verb's driver request from userspace
  * @udata: the driver data
@@ -39,14 +61,18 @@ struct ib_ucontext *sroce_udata_uctx(struct ib_udata *udata)
  * asking for nothing new).
  *
  * Context: Process context.
- * Return: 0, -EOPNOTSUPP for unknown non-zero bytes, or -EFAULT.
+ * Return: 0, -EOPNOTSUPP for unknown non-zero bytes, or -EFAULT (also for
+ * unknown bytes sroce cannot read).
  */
 int sroce_udata_in(struct ib_udata *udata, void *req, size_t size)
 {
 	size_t len = min(udata->inlen, size);
+	int ret;
 
-	if (udata->inlen > size &&
-	    !ib_is_udata_cleared(udata, size, udata->inlen - size))
+	ret = sroce_udata_zero_from(udata, size);
+	if (ret < 0)
+		return ret;
+	if (ret)
 		return -EOPNOTSUPP;
 	return ib_copy_from_udata(req, udata, len);
 }
@@ -70,14 +96,19 @@ int sroce_udata_out(struct ib_udata *udata, const void *resp, size_t size)
  * @udata: the driver data, or NULL for kernel callers
  *
  * Context: Process context.
- * Return: 0, or -EINVAL for non-zero driver data.
+ * Return: 0, -EINVAL for non-zero driver data, or -EFAULT for driver data
+ * sroce cannot read.
  */
 int sroce_udata_none(struct ib_udata *udata)
 {
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen))
-		return -EINVAL;
-	return 0;
+	int ret;
+
+	if (!udata)
+		return 0;
+	ret = sroce_udata_zero_from(udata, 0);
+	if (ret < 0)
+		return ret;
+	return ret ? -EINVAL : 0;
 }
 
 /**
