@@ -3,9 +3,11 @@
 # sroce-test: where=guest order=58
 #
 # Hostile userspace (issue 8): tests/progs/sroce_misuse opens sroce's uverbs
-# file itself and sends invalid commands (bad handles, sizes, flags,
-# addresses, reserved fields, double destroy, use after destroy, bad mmaps)
-# and corrupts the rings of its own QPs, CQs and SRQs (wild indices, bad
+# file itself and sends invalid commands through all three uverbs entry
+# points: write() commands, extended write() commands and the
+# RDMA_VERBS_IOCTL ioctl (bad headers, attributes, handles, sizes, flags,
+# addresses, reserved fields, driver data, double destroy, use after
+# destroy, bad mmaps) and corrupts the rings of its own QPs, CQs and SRQs (wild indices, bad
 # WQEs, a thread scribbling while another rings doorbells).  Only that
 # process may suffer: every command gets a clean errno, every corrupt queue
 # fails alone; the kernel logs nothing at warning level or above, a
@@ -21,6 +23,7 @@
 MISUSE=$SROCE_PROGS/sroce_misuse
 # The case lists of sroce_misuse: commands, and rings.
 MISUSE_CMD_CASES=get_context,headers,pd,cq,qp_create,qp_modify,post,srq,mr,mw_ah,mmap,cross_context
+MISUSE_CMD_CASES+=,ioctl_hdr,ioctl_device,ioctl_cq,ioctl_objects,ioctl_write,ex_query,ex_cq,ex_qp,ex_unsupported
 MISUSE_RING_CASES=sq_prod_huge,sq_prod_backwards,bad_send_wqes,ud_bad_ah,bad_recv_wqes,srq_garbage,cq_cons_wild,cq_resize,reset_wild,err_doorbells,scribble
 
 # kmsg_mark NAME: a line in the kernel log to look from.

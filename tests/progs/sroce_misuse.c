@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * sroce_misuse - a hostile provider: it opens the uverbs character device
- * of an sroce device itself, speaks the uverbs write() command ABI
- * (<rdma/ib_user_verbs.h>) with sroce's driver data (uapi/rdma/sroce-abi.h)
- * directly, and then misbehaves: invalid commands, and corrupt rings.
+ * of an sroce device itself, speaks the uverbs ABIs directly with sroce's
+ * driver data (uapi/rdma/sroce-abi.h), and then misbehaves: invalid
+ * commands, and corrupt rings.  Commands go through all three entry points
+ * of the file: write() commands (<rdma/ib_user_verbs.h>), extended write()
+ * commands (IB_USER_VERBS_CMD_FLAG_EXTENDED, struct ib_uverbs_ex_cmd_hdr),
+ * and the RDMA_VERBS_IOCTL ioctl (<rdma/rdma_user_ioctl_cmds.h>, objects
+ * and methods of <rdma/ib_user_ioctl_cmds.h>), whose requests the ioc_*
+ * helpers build attribute by attribute.
  *
  * usage: sroce_misuse -d DEV -g GIDIDX [-t CASE,...] [-x CASE,...]
  *                     [-s SECONDS] [-l] [-K]
@@ -38,11 +43,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <rdma/ib_user_verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/sroce-abi.h>
 
 /* enum ib_qp_state, enum ib_qp_attr_mask, ib_wc_status (kernel numbering,
@@ -855,6 +865,338 @@ static bool async_wait(struct ctx *x, uint32_t type, int ms)
 	return false;
 }
 
+/* ==== the ioctl ABI ================================================================= */
+
+/*
+ * One RDMA_VERBS_IOCTL request as <rdma/rdma_user_ioctl_cmds.h> lays it
+ * out: the header, then its attributes.  ioc_add() keeps hdr.length and
+ * hdr.num_attrs right; cases that want them wrong change them afterwards.
+ */
+#define IOC_MAX_ATTRS 12
+struct ioc {
+	struct ib_uverbs_ioctl_hdr hdr;
+	struct ib_uverbs_attr attr[IOC_MAX_ATTRS];
+};
+_Static_assert(offsetof(struct ioc, attr) == sizeof(struct ib_uverbs_ioctl_hdr),
+	       "the attributes follow the header");
+
+static void ioc_init(struct ioc *c, uint16_t object, uint16_t method)
+{
+	memset(c, 0, sizeof(*c));
+	c->hdr.length = sizeof(c->hdr);
+	c->hdr.object_id = object;
+	c->hdr.method_id = method;
+	c->hdr.driver_id = SROCE_DRIVER_ID;
+}
+
+static struct ib_uverbs_attr *ioc_add(struct ioc *c, uint16_t id, size_t len, uint64_t data)
+{
+	struct ib_uverbs_attr *a;
+
+	if (c->hdr.num_attrs >= IOC_MAX_ATTRS)
+		setup_die("too many ioctl attributes");
+	a = &c->attr[c->hdr.num_attrs++];
+	a->attr_id = id;
+	a->len = (uint16_t)len;
+	a->data = data;
+	c->hdr.length = (uint16_t)(sizeof(c->hdr) + c->hdr.num_attrs * sizeof(*a));
+	return a;
+}
+
+/* An input: inline when it fits in the data field (as ib_core reads it),
+ * else a pointer to @p.
+ */
+static struct ib_uverbs_attr *ioc_in(struct ioc *c, uint16_t id, const void *p, size_t len)
+{
+	struct ib_uverbs_attr *a = ioc_add(c, id, len, (uintptr_t)p);
+
+	if (len <= sizeof(a->data)) {
+		a->data = 0;
+		memcpy(&a->data, p, len);
+	}
+	return a;
+}
+
+/* A constant (UVERBS_ATTR_CONST_IN: always 8 bytes inline). */
+static struct ib_uverbs_attr *ioc_const(struct ioc *c, uint16_t id, uint64_t v)
+{
+	return ioc_add(c, id, sizeof(v), v);
+}
+
+static struct ib_uverbs_attr *ioc_u32(struct ioc *c, uint16_t id, uint32_t v)
+{
+	return ioc_in(c, id, &v, sizeof(v));
+}
+
+/* An output: always a pointer. */
+static struct ib_uverbs_attr *ioc_out(struct ioc *c, uint16_t id, void *p, size_t len)
+{
+	return ioc_add(c, id, len, (uintptr_t)p);
+}
+
+/* An object (IDR or FD attribute): its handle or fd in data, length 0. */
+static struct ib_uverbs_attr *ioc_obj(struct ioc *c, uint16_t id, int64_t h)
+{
+	return ioc_add(c, id, 0, (uint64_t)h);
+}
+
+static struct ib_uverbs_attr *ioc_find(struct ioc *c, uint16_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->hdr.num_attrs; i++)
+		if (c->attr[i].attr_id == id)
+			return &c->attr[i];
+	setup_die("no ioctl attribute %#x", id);
+	return NULL;
+}
+
+/* Take attribute @id out of the request. */
+static void ioc_drop(struct ioc *c, uint16_t id)
+{
+	struct ib_uverbs_attr *a = ioc_find(c, id);
+
+	memmove(a, a + 1, (size_t)(&c->attr[c->hdr.num_attrs] - (a + 1)) * sizeof(*a));
+	c->hdr.num_attrs--;
+	c->hdr.length = (uint16_t)(c->hdr.length - sizeof(*a));
+}
+
+/* The request as built; 0 or -errno. */
+static int ioc_send(int fd, struct ioc *c)
+{
+	return ioctl(fd, RDMA_VERBS_IOCTL, &c->hdr) ? -errno : 0;
+}
+
+/* Driver data of an ioctl: UHW_IN and UHW_OUT, each left out if NULL. */
+struct uhw {
+	const void *in;
+	size_t inlen;
+	void *out;
+	size_t outlen;
+};
+
+static void ioc_uhw(struct ioc *c, const struct uhw *u)
+{
+	if (u && u->in)
+		ioc_in(c, UVERBS_ATTR_UHW_IN, u->in, u->inlen);
+	if (u && u->out)
+		ioc_out(c, UVERBS_ATTR_UHW_OUT, u->out, u->outlen);
+}
+
+/* DESTROY of object @obj by method @method: handle attribute 0 and, if
+ * @resp, the response as attribute 1 (the layout of every destroy method).
+ */
+static int ioc_destroy(struct ctx *x, uint16_t obj, uint16_t method, int64_t h,
+		       void *resp, size_t resplen)
+{
+	struct ioc c;
+
+	ioc_init(&c, obj, method);
+	ioc_obj(&c, 0, h);
+	if (resp)
+		ioc_out(&c, 1, resp, resplen);
+	return ioc_send(x->fd, &c);
+}
+
+static int ioc_cq_destroy(struct ctx *x, int64_t h)
+{
+	struct ib_uverbs_destroy_cq_resp resp;
+
+	return ioc_destroy(x, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY, h, &resp, sizeof(resp));
+}
+
+static int ioc_pd_destroy(struct ctx *x, int64_t h)
+{
+	return ioc_destroy(x, UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY, h, NULL, 0);
+}
+
+/* How many objects of type @obj the context holds (INFO_HANDLES), or -errno. */
+static int ioc_count(struct ctx *x, uint16_t obj)
+{
+	uint32_t list[64], total = 0;
+	struct ioc c;
+	int err;
+
+	ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INFO_HANDLES);
+	ioc_const(&c, UVERBS_ATTR_INFO_OBJECT_ID, obj);
+	ioc_out(&c, UVERBS_ATTR_INFO_TOTAL_HANDLES, &total, sizeof(total));
+	ioc_out(&c, UVERBS_ATTR_INFO_HANDLES_LIST, list, sizeof(list));
+	err = ioc_send(x->fd, &c);
+	return err ? err : (int)total;
+}
+
+/* QUERY_PORT of @port into @resp, built (not sent). */
+static void ioc_port(struct ioc *c, uint64_t port, struct ib_uverbs_query_port_resp_ex *resp)
+{
+	ioc_init(c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
+	ioc_const(c, UVERBS_ATTR_QUERY_PORT_PORT_NUM, port);
+	ioc_out(c, UVERBS_ATTR_QUERY_PORT_RESP, resp, sizeof(*resp));
+}
+
+/* GET_CONTEXT by ioctl on the fresh file @fd, with driver data @u. */
+static int ioc_get_context(int fd, const struct uhw *u, uint32_t *num_comp)
+{
+	struct ioc c;
+
+	ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT);
+	ioc_out(&c, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, num_comp, sizeof(*num_comp));
+	ioc_uhw(&c, u);
+	return ioc_send(fd, &c);
+}
+
+/*
+ * CQ_CREATE, built (not sent): @cqe entries on vector 0, no channel, the
+ * driver response into q->drv.  The new handle comes back in the HANDLE
+ * attribute's data (ioc_cq_handle()).
+ */
+struct ioc_cq {
+	struct ioc c;
+	uint64_t user_handle;
+	uint32_t resp_cqe;
+	struct sroce_create_cq_resp drv;
+};
+
+static void ioc_cq_build(struct ioc_cq *q, uint32_t cqe)
+{
+	ioc_init(&q->c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE);
+	q->user_handle = 0xc0ffee;
+	q->resp_cqe = 0;
+	memset(&q->drv, 0, sizeof(q->drv));
+	ioc_obj(&q->c, UVERBS_ATTR_CREATE_CQ_HANDLE, 0);
+	ioc_u32(&q->c, UVERBS_ATTR_CREATE_CQ_CQE, cqe);
+	ioc_in(&q->c, UVERBS_ATTR_CREATE_CQ_USER_HANDLE, &q->user_handle, sizeof(q->user_handle));
+	ioc_u32(&q->c, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR, 0);
+	ioc_out(&q->c, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &q->resp_cqe, sizeof(q->resp_cqe));
+	ioc_out(&q->c, UVERBS_ATTR_UHW_OUT, &q->drv, sizeof(q->drv));
+}
+
+static uint32_t ioc_cq_handle(struct ioc_cq *q)
+{
+	return (uint32_t)ioc_find(&q->c, UVERBS_ATTR_CREATE_CQ_HANDLE)->data;
+}
+
+/* ==== extended write commands ======================================================= */
+
+/* The two headers of an extended write() command. */
+struct ex_hdrs {
+	struct ib_uverbs_cmd_hdr h;
+	struct ib_uverbs_ex_cmd_hdr x;
+};
+
+/*
+ * The headers of extended command @command: @reqlen bytes of request,
+ * @resplen of response at @resp, @drvlen bytes of driver request and
+ * @drvout of driver response (all multiples of 8).
+ */
+static struct ex_hdrs ex_hdrs(uint32_t command, size_t reqlen, void *resp, size_t resplen,
+			      size_t drvlen, size_t drvout)
+{
+	struct ex_hdrs e = {
+		.h = { .command = IB_USER_VERBS_CMD_FLAG_EXTENDED | command,
+		       .in_words = (uint16_t)(reqlen / 8), .out_words = (uint16_t)(resplen / 8) },
+		.x = { .response = (uintptr_t)resp, .provider_in_words = (uint16_t)(drvlen / 8),
+		       .provider_out_words = (uint16_t)(drvout / 8) },
+	};
+
+	return e;
+}
+
+/* Write @e, then @req (@reqlen bytes, the core request and driver data
+ * behind it), as one write(); 0 or -errno.
+ */
+static int ex_write(int fd, const struct ex_hdrs *e, const void *req, size_t reqlen)
+{
+	uint8_t buf[1024];
+	ssize_t n;
+
+	if (sizeof(*e) + reqlen > sizeof(buf))
+		setup_die("command too large");
+	memcpy(buf, e, sizeof(*e));
+	memcpy(buf + sizeof(*e), req, reqlen);
+	n = write(fd, buf, sizeof(*e) + reqlen);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == sizeof(*e) + reqlen ? 0 : -EIO;
+}
+
+/* Extended command @command: request @req (no driver data), response at
+ * @resp, @drvout bytes of driver response behind it.
+ */
+static int cmd_ex(int fd, uint32_t command, const void *req, size_t reqlen, void *resp,
+		  size_t resplen, size_t drvout)
+{
+	struct ex_hdrs e = ex_hdrs(command, reqlen, resp, resplen, 0, drvout);
+
+	return ex_write(fd, &e, req, reqlen);
+}
+
+#define CMD_EX(fd, c, req, resp, drvout) \
+	cmd_ex(fd, c, &(req), sizeof(req), &(resp), sizeof(resp), drvout)
+
+static int ex_query_device(struct ctx *x, struct ib_uverbs_ex_query_device_resp *resp)
+{
+	struct ib_uverbs_ex_query_device q = {};
+
+	memset(resp, 0, sizeof(*resp));
+	return CMD_EX(x->fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, q, *resp, 0);
+}
+
+/* The device's max_cqe, from EX_QUERY_DEVICE. */
+static uint32_t max_cqe(struct ctx *x)
+{
+	struct ib_uverbs_ex_query_device_resp r;
+
+	if (ex_query_device(x, &r))
+		setup_die("EX_QUERY_DEVICE");
+	return r.base.max_cqe;
+}
+
+/* EX_CREATE_QP of an RC QP with default caps: the request, to tamper with. */
+static struct ib_uverbs_ex_create_qp ex_qp_req(uint32_t pd, uint32_t cq)
+{
+	struct ib_uverbs_ex_create_qp c = {
+		.pd_handle = pd, .send_cq_handle = cq, .recv_cq_handle = cq,
+		.max_send_wr = default_caps.send_wr, .max_recv_wr = default_caps.recv_wr,
+		.max_send_sge = default_caps.send_sge, .max_recv_sge = default_caps.recv_sge,
+		.qp_type = QPT_RC,
+	};
+
+	return c;
+}
+
+struct ex_qp_resp {
+	struct ib_uverbs_ex_create_qp_resp core;
+	struct sroce_create_qp_resp drv;
+};
+
+static int ex_qp_create(struct ctx *x, const struct ib_uverbs_ex_create_qp *c,
+			struct ex_qp_resp *resp)
+{
+	memset(resp, 0, sizeof(*resp));
+	return cmd_ex(x->fd, IB_USER_VERBS_EX_CMD_CREATE_QP, c, sizeof(*c), &resp->core,
+		      sizeof(resp->core), sizeof(resp->drv));
+}
+
+struct ex_cq_resp {
+	struct ib_uverbs_ex_create_cq_resp core;
+	struct sroce_create_cq_resp drv;
+};
+
+static struct ib_uverbs_ex_create_cq ex_cq_req(uint32_t cqe)
+{
+	struct ib_uverbs_ex_create_cq c = { .cqe = cqe, .comp_channel = -1 };
+
+	return c;
+}
+
+static int ex_cq_create(struct ctx *x, const struct ib_uverbs_ex_create_cq *c,
+			struct ex_cq_resp *resp)
+{
+	memset(resp, 0, sizeof(*resp));
+	return cmd_ex(x->fd, IB_USER_VERBS_EX_CMD_CREATE_CQ, c, sizeof(*c), &resp->core,
+		      sizeof(resp->core), sizeof(resp->drv));
+}
+
 /* ==== command cases ================================================================= */
 
 /* GET_CONTEXT with driver data of every wrong shape. */
@@ -1511,6 +1853,757 @@ static void c_cross_context(void)
 	expect("x's QP still there", qp_state(&x, qp.handle), 0);
 	ctx_close(&y);
 	expect("x's QP after y closed", qp_state(&x, qp.handle), 0);
+	ctx_close(&x);
+}
+
+/* ==== command cases: the ioctl ABI ================================================= */
+
+/* Malformed ioctl headers, attributes, objects and methods (ib_core's parser). */
+static void c_ioctl_hdr(void)
+{
+	struct ib_uverbs_query_port_resp_ex pr;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *two = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ib_uverbs_ioctl_hdr *edge;
+	int fd = ctx_open_raw();
+	struct ctx x;
+	struct ioc c;
+
+	if (two == MAP_FAILED)
+		setup_die("mmap");
+	munmap(two + pg, (size_t)pg);
+	ioc_port(&c, 1, &pr);
+	expect("QUERY_PORT before GET_CONTEXT", ioc_send(fd, &c), EINVAL);
+	close(fd);
+	x = ctx_open();
+	expect("QUERY_PORT", ioc_send(x.fd, &c), 0);
+	expect("another ioctl number",
+	       ioctl(x.fd, _IOWR(RDMA_IOCTL_MAGIC, 2, struct ib_uverbs_ioctl_hdr), &c.hdr) ? -errno : 0,
+	       ENOTTY);
+	expect("header at an unmapped address",
+	       ioctl(x.fd, RDMA_VERBS_IOCTL, (void *)0x10) ? -errno : 0, EFAULT);
+	expect("header at a kernel address",
+	       ioctl(x.fd, RDMA_VERBS_IOCTL, (void *)KERNEL_ADDR) ? -errno : 0, EFAULT);
+	/* the attributes run onto an unmapped page */
+	edge = (void *)(two + pg - sizeof(*edge));
+	memcpy(edge, &c.hdr, sizeof(*edge));
+	expect("attributes at an unmapped address",
+	       ioctl(x.fd, RDMA_VERBS_IOCTL, edge) ? -errno : 0, EFAULT);
+
+#define HDR(what, want, ...) do {						\
+		ioc_port(&c, 1, &pr);						\
+		__VA_ARGS__;							\
+		expect(what, ioc_send(x.fd, &c), want);				\
+	} while (0)
+	HDR("length one byte long", EINVAL, c.hdr.length++);
+	HDR("length one attribute short", EINVAL, c.hdr.length -= sizeof(c.attr[0]));
+	HDR("num_attrs 0xffff", EINVAL, c.hdr.num_attrs = 0xffff);
+	HDR("length past a page, num_attrs to match", EINVAL,
+	    c.hdr.num_attrs = (uint16_t)(pg / sizeof(c.attr[0]));
+	    c.hdr.length = (uint16_t)(sizeof(c.hdr) + c.hdr.num_attrs * sizeof(c.attr[0])));
+	HDR("reserved1 set", EPROTONOSUPPORT, c.hdr.reserved1 = 1);
+	HDR("reserved2 set", EPROTONOSUPPORT, c.hdr.reserved2 = 1);
+	HDR("another driver's id", EINVAL, c.hdr.driver_id = 4);
+	HDR("unknown object 0x777", EPROTONOSUPPORT, c.hdr.object_id = 0x777);
+	HDR("unknown device method 99", EPROTONOSUPPORT, c.hdr.method_id = 99);
+	/* objects sroce has no verbs for are not in its tree at all */
+	HDR("WQ_CREATE (no WQs)", EPROTONOSUPPORT, c.hdr.object_id = UVERBS_OBJECT_WQ;
+	    c.hdr.method_id = UVERBS_METHOD_WQ_CREATE);
+	HDR("DM_ALLOC (no device memory)", EPROTONOSUPPORT, c.hdr.object_id = UVERBS_OBJECT_DM;
+	    c.hdr.method_id = UVERBS_METHOD_DM_ALLOC);
+	HDR("COUNTERS_CREATE (no counters objects)", EPROTONOSUPPORT,
+	    c.hdr.object_id = UVERBS_OBJECT_COUNTERS; c.hdr.method_id = UVERBS_METHOD_COUNTERS_CREATE);
+	HDR("unknown optional attribute (ignored)", 0, ioc_const(&c, 0x99, 7));
+	HDR("unknown mandatory attribute", EPROTONOSUPPORT,
+	    ioc_const(&c, 0x99, 7)->flags = UVERBS_ATTR_F_MANDATORY);
+	HDR("unknown flag bits on an attribute (ignored)", 0,
+	    ioc_find(&c, UVERBS_ATTR_QUERY_PORT_RESP)->flags = 0xfff0);
+	HDR("an attribute twice", EINVAL, ioc_const(&c, UVERBS_ATTR_QUERY_PORT_PORT_NUM, 1));
+	HDR("a mandatory attribute left out", EINVAL, ioc_drop(&c, UVERBS_ATTR_QUERY_PORT_RESP));
+	HDR("no attributes", EINVAL, c.hdr.num_attrs = 0; c.hdr.length = sizeof(c.hdr));
+	HDR("attribute reserved field set", EINVAL,
+	    ioc_find(&c, UVERBS_ATTR_QUERY_PORT_RESP)->attr_data.reserved = 1);
+	HDR("constant of 4 bytes", EINVAL, ioc_find(&c, UVERBS_ATTR_QUERY_PORT_PORT_NUM)->len = 4);
+	HDR("constant of 16 bytes", EINVAL, ioc_find(&c, UVERBS_ATTR_QUERY_PORT_PORT_NUM)->len = 16);
+	HDR("response shorter than the minimum", EINVAL,
+	    ioc_find(&c, UVERBS_ATTR_QUERY_PORT_RESP)->len = 8);
+	HDR("response at an unmapped address", EFAULT,
+	    ioc_find(&c, UVERBS_ATTR_QUERY_PORT_RESP)->data = 0x10);
+	HDR("response at a kernel address", EFAULT,
+	    ioc_find(&c, UVERBS_ATTR_QUERY_PORT_RESP)->data = KERNEL_ADDR);
+	HDR("response on the edge of an unmapped page", EFAULT,
+	    ioc_find(&c, UVERBS_ATTR_QUERY_PORT_RESP)->data = (uintptr_t)(two + pg - 8));
+#undef HDR
+	ctx_close(&x);
+	munmap(two, (size_t)pg);
+}
+
+/* A GID index of the port whose entry is empty (zero in sysfs), or -1. */
+static int gid_empty_index(uint32_t tbl_len)
+{
+	char path[512], line[128];
+	int i;
+
+	for (i = (int)tbl_len - 1; i >= 0; i--) {
+		FILE *f;
+		bool zero;
+
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/gids/%d", dev_name, i);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		zero = fgets(line, sizeof(line), f) &&
+		       !strncmp(line, "0000:0000:0000:0000:0000:0000:0000:0000", 39);
+		fclose(f);
+		if (zero)
+			return i;
+	}
+	return -1;
+}
+
+/* GET_CONTEXT by ioctl with bad driver data; device, port and GID queries. */
+static void c_ioctl_device(void)
+{
+	struct sroce_alloc_ucontext_req req = { .provider_abi = SROCE_UVERBS_ABI_VERSION };
+	struct sroce_alloc_ucontext_resp resp;
+	struct uhw u = { &req, sizeof(req), &resp, sizeof(resp) };
+	uint32_t long_req[4] = { SROCE_UVERBS_ABI_VERSION, 0, 0, 9 }, ncomp = 0, pd;
+	struct ib_uverbs_query_port_resp_ex pr;
+	struct ib_uverbs_gid_entry ge, tbl[16];
+	uint64_t nent;
+	struct ioc c;
+	struct ctx x = { .fd = ctx_open_raw(), .async_fd = -1 };
+	int empty;
+	size_t i;
+
+	req.provider_abi = 99;
+	expect("GET_CONTEXT, unknown provider ABI", ioc_get_context(x.fd, &u, &ncomp), EINVAL);
+	req.provider_abi = SROCE_UVERBS_ABI_VERSION;
+	req.reserved = 1;
+	expect("GET_CONTEXT, reserved field set", ioc_get_context(x.fd, &u, &ncomp), EINVAL);
+	req.reserved = 0;
+	u.in = long_req;
+	u.inlen = sizeof(long_req);
+	expect("GET_CONTEXT, longer request, unknown bytes set", ioc_get_context(x.fd, &u, &ncomp),
+	       EOPNOTSUPP);
+	u.in = (void *)0x10;
+	expect("GET_CONTEXT, driver request at an unmapped address",
+	       ioc_get_context(x.fd, &u, &ncomp), EFAULT);
+	u.in = &req;
+	u.inlen = sizeof(req);
+	u.out = (void *)0x20;
+	expect("GET_CONTEXT, driver response at an unmapped address",
+	       ioc_get_context(x.fd, &u, &ncomp), EFAULT);
+	u.out = &resp;
+	expect("GET_CONTEXT, NUM_COMP_VECTORS at an unmapped address",
+	       ioc_get_context(x.fd, &u, (uint32_t *)0x30), EFAULT);
+	memset(&resp, 0xee, sizeof(resp));
+	expect("GET_CONTEXT", ioc_get_context(x.fd, &u, &ncomp), 0);
+	if (!case_failed && (resp.abi_version != SROCE_UVERBS_ABI_VERSION || !ncomp))
+		bad("GET_CONTEXT answered abi_version %u, %u vectors", resp.abi_version, ncomp);
+	expect("GET_CONTEXT twice", ioc_get_context(x.fd, &u, &ncomp), EINVAL);
+	/* the context made by ioctl serves write() commands and ioctl destroys */
+	expect("ALLOC_PD on it", pd_alloc(&x, &pd), 0);
+	expect("PD_DESTROY", ioc_pd_destroy(&x, pd), 0);
+	close(x.fd);
+
+	x = ctx_open();
+#define PORT(what, want, port) do {						\
+		ioc_port(&c, port, &pr);					\
+		expect(what, ioc_send(x.fd, &c), want);				\
+	} while (0)
+	PORT("QUERY_PORT port 0", EINVAL, 0);
+	PORT("QUERY_PORT port 2", EINVAL, 2);
+	PORT("QUERY_PORT port 255", EINVAL, 255);
+	PORT("QUERY_PORT port 256 (not a u8)", EINVAL, 256);
+	PORT("QUERY_PORT port 2^32 + 1", EINVAL, (1ull << 32) + 1);
+	memset(&pr, 0, sizeof(pr));
+	PORT("QUERY_PORT port 1", 0, 1);
+	if (!case_failed && (pr.legacy_resp.gid_tbl_len <= (uint32_t)gid_index ||
+			     pr.legacy_resp.link_layer != 2 /* Ethernet */))
+		bad("QUERY_PORT: gid_tbl_len %u link_layer %u", pr.legacy_resp.gid_tbl_len,
+		    pr.legacy_resp.link_layer);
+#undef PORT
+	ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT);
+	ioc_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &ncomp, sizeof(ncomp));
+	expect("QUERY_CONTEXT (no query_ucontext)", ioc_send(x.fd, &c), EOPNOTSUPP);
+
+#define GIDE(what, want, port, index, ...) do {				\
+		ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY); \
+		ioc_const(&c, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, port);		\
+		ioc_const(&c, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index);	\
+		ioc_u32(&c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 0);		\
+		ioc_out(&c, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &ge, sizeof(ge)); \
+		__VA_ARGS__;							\
+		expect(what, ioc_send(x.fd, &c), want);				\
+	} while (0)
+	GIDE("QUERY_GID_ENTRY port 0", EINVAL, 0, (uint64_t)gid_index);
+	GIDE("QUERY_GID_ENTRY port 2", EINVAL, 2, (uint64_t)gid_index);
+	GIDE("QUERY_GID_ENTRY index past the table", EINVAL, 1, pr.legacy_resp.gid_tbl_len);
+	GIDE("QUERY_GID_ENTRY index -1", EINVAL, 1, 0xffffffffu);
+	GIDE("QUERY_GID_ENTRY index 2^32 (not a u32)", EINVAL, 1, 1ull << 32);
+	empty = gid_empty_index(pr.legacy_resp.gid_tbl_len);
+	if (empty >= 0)
+		GIDE("QUERY_GID_ENTRY of an empty entry", ENODATA, 1, (uint64_t)empty);
+	GIDE("QUERY_GID_ENTRY flags 1", EINVAL, 1, (uint64_t)gid_index,
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS)->data = 1);
+	GIDE("QUERY_GID_ENTRY flags of 2 bytes", EINVAL, 1, (uint64_t)gid_index,
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS)->len = 2);
+	GIDE("QUERY_GID_ENTRY flags of 6 bytes", EINVAL, 1, (uint64_t)gid_index,
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS)->len = 6);
+	GIDE("QUERY_GID_ENTRY entry too small", EINVAL, 1, (uint64_t)gid_index,
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY)->len = 8);
+	GIDE("QUERY_GID_ENTRY entry at an unmapped address", EFAULT, 1, (uint64_t)gid_index,
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY)->data = 0x40);
+	memset(&ge, 0, sizeof(ge));
+	GIDE("QUERY_GID_ENTRY", 0, 1, (uint64_t)gid_index);
+	if (!case_failed && (memcmp(ge.gid, gid, 16) || ge.gid_index != (uint32_t)gid_index ||
+			     ge.port_num != 1 || !ge.netdev_ifindex))
+		bad("QUERY_GID_ENTRY answered another entry (index %u port %u)", ge.gid_index,
+		    ge.port_num);
+#undef GIDE
+
+#define GIDT(what, want, esize, ...) do {					\
+		ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_TABLE); \
+		ioc_const(&c, UVERBS_ATTR_QUERY_GID_TABLE_ENTRY_SIZE, esize);	\
+		ioc_out(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, tbl, sizeof(tbl)); \
+		ioc_out(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, &nent, sizeof(nent)); \
+		__VA_ARGS__;							\
+		expect(what, ioc_send(x.fd, &c), want);				\
+	} while (0)
+	GIDT("QUERY_GID_TABLE entry size 0", EINVAL, 0);
+	GIDT("QUERY_GID_TABLE entry size 2^40", EINVAL, 1ull << 40);
+	GIDT("QUERY_GID_TABLE entries not a multiple of the size", EINVAL, sizeof(tbl[0]),
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES)->len = 40);
+	GIDT("QUERY_GID_TABLE no room for entries", EINVAL, sizeof(tbl[0]),
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES)->len = 0);
+	GIDT("QUERY_GID_TABLE flags 1", EINVAL, sizeof(tbl[0]),
+	     ioc_u32(&c, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 1));
+	GIDT("QUERY_GID_TABLE entries at an unmapped address", EFAULT, sizeof(tbl[0]),
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES)->data = 0x40);
+	GIDT("QUERY_GID_TABLE entries at a kernel address", EFAULT, sizeof(tbl[0]),
+	     ioc_find(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES)->data = KERNEL_ADDR);
+	nent = 0;
+	GIDT("QUERY_GID_TABLE", 0, sizeof(tbl[0]));
+	for (i = 0; i < nent && i < 16; i++)
+		if (!memcmp(tbl[i].gid, gid, 16))
+			break;
+	if (!case_failed && (!nent || nent > 16 || i == nent))
+		bad("QUERY_GID_TABLE: %llu entries, none the GID", (unsigned long long)nent);
+#undef GIDT
+
+	ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INFO_HANDLES);
+	ioc_const(&c, UVERBS_ATTR_INFO_OBJECT_ID, 0x777);
+	ioc_out(&c, UVERBS_ATTR_INFO_HANDLES_LIST, tbl, sizeof(tbl));
+	expect("INFO_HANDLES of an unknown object", ioc_send(x.fd, &c), ENOENT);
+	ioc_find(&c, UVERBS_ATTR_INFO_OBJECT_ID)->data = UVERBS_OBJECT_PD;
+	ioc_find(&c, UVERBS_ATTR_INFO_HANDLES_LIST)->len = 6;
+	expect("INFO_HANDLES list not a multiple of 4", ioc_send(x.fd, &c), EINVAL);
+	expect("INFO_HANDLES of PDs", ioc_count(&x, UVERBS_OBJECT_PD), 0);
+	ctx_close(&x);
+}
+
+/* CQ_CREATE by ioctl: driver data of every wrong shape, bad sizes, flags,
+ * channels; destroy by ioctl twice, of the wrong type, while in use.
+ */
+static void c_ioctl_cq(void)
+{
+	struct ctx x = ctx_open();
+	uint32_t pd = pd_new(&x), maxcqe = max_cqe(&x), zero[8] = {}, junk[8] = { [7] = 1 };
+	struct ioc_cq q;
+	struct qp qp;
+	struct cq cq;
+	uint32_t h;
+
+#define ICQ(what, want, cqe, ...) do {						\
+		ioc_cq_build(&q, cqe);						\
+		__VA_ARGS__;							\
+		expect(what, ioc_send(x.fd, &q.c), want);			\
+	} while (0)
+	ICQ("0 entries", EINVAL, 0);
+	ICQ("max_cqe + 1 entries", EINVAL, maxcqe + 1);
+	ICQ("2^31 entries", EINVAL, 1u << 31);
+	ICQ("-1 entries", EINVAL, 0xffffffffu);
+	ICQ("CQE attribute of 8 bytes", EINVAL, 4, ioc_find(&q.c, UVERBS_ATTR_CREATE_CQ_CQE)->len = 8);
+	ICQ("vector 1000", EINVAL, 4, ioc_find(&q.c, UVERBS_ATTR_CREATE_CQ_COMP_VECTOR)->data = 1000);
+	ICQ("flag TIMESTAMP_COMPLETION", EOPNOTSUPP, 4,
+	    ioc_u32(&q.c, UVERBS_ATTR_CREATE_CQ_FLAGS, IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION));
+	ICQ("flag IGNORE_OVERRUN", EOPNOTSUPP, 4,
+	    ioc_u32(&q.c, UVERBS_ATTR_CREATE_CQ_FLAGS, IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN));
+	ICQ("unknown flag 1 << 5", EINVAL, 4, ioc_u32(&q.c, UVERBS_ATTR_CREATE_CQ_FLAGS, 1u << 5));
+	ICQ("channel fd 1000", EBADF, 4, ioc_obj(&q.c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, 1000));
+	ICQ("channel that is stdin", EBADF, 4, ioc_obj(&q.c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, 0));
+	ICQ("channel that is the uverbs file", EBADF, 4,
+	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, x.fd));
+	ICQ("channel -1", EBADF, 4, ioc_obj(&q.c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, -1));
+	ICQ("async event fd that is stdin", EBADF, 4,
+	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_CQ_EVENT_FD, 0));
+	ICQ("handle attribute with a length", EINVAL, 4,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_CQ_HANDLE)->len = 4);
+	ICQ("response CQE left out", EINVAL, 4, ioc_drop(&q.c, UVERBS_ATTR_CREATE_CQ_RESP_CQE));
+	ICQ("driver request of 8 non-zero bytes", EINVAL, 4,
+	    ioc_in(&q.c, UVERBS_ATTR_UHW_IN, junk + 6, 8));
+	ICQ("driver request of 32 bytes, the last non-zero", EINVAL, 4,
+	    ioc_in(&q.c, UVERBS_ATTR_UHW_IN, junk, sizeof(junk)));
+	ICQ("driver request at an unmapped address", EFAULT, 4,
+	    ioc_add(&q.c, UVERBS_ATTR_UHW_IN, 32, 0x10));
+	ICQ("driver response at an unmapped address", EFAULT, 4,
+	    ioc_find(&q.c, UVERBS_ATTR_UHW_OUT)->data = 0x20);
+	ICQ("driver response at a kernel address", EFAULT, 4,
+	    ioc_find(&q.c, UVERBS_ATTR_UHW_OUT)->data = KERNEL_ADDR);
+	/* the core copies the CQE count out after sroce made the CQ: the CQ
+	 * is destroyed again, and its handle never appears
+	 */
+	ICQ("response CQE at an unmapped address", EFAULT, 4,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_CQ_RESP_CQE)->data = 0x30);
+	expect("no CQ left behind by the refused creates", ioc_count(&x, UVERBS_OBJECT_CQ), 0);
+
+	/* accepted shapes: zero driver request, short or no driver response */
+	ICQ("driver request of 32 zero bytes", 0, 4, ioc_in(&q.c, UVERBS_ATTR_UHW_IN, zero, sizeof(zero)));
+	expect("CQ_DESTROY", ioc_cq_destroy(&x, ioc_cq_handle(&q)), 0);
+	ICQ("driver response of 8 bytes", 0, 4, ioc_find(&q.c, UVERBS_ATTR_UHW_OUT)->len = 8;
+	    memset(&q.drv, 0xee, sizeof(q.drv)));
+	if (!case_failed && q.drv.ring.num_slots != 0xeeeeeeeeu)
+		bad("the kernel wrote past an 8-byte driver response");
+	expect("CQ_DESTROY", ioc_cq_destroy(&x, ioc_cq_handle(&q)), 0);
+	ICQ("no driver response", 0, 4, ioc_drop(&q.c, UVERBS_ATTR_UHW_OUT));
+	expect("CQ_DESTROY", ioc_cq_destroy(&x, ioc_cq_handle(&q)), 0);
+
+	ICQ("a good CQ", 0, 5);
+	h = ioc_cq_handle(&q);
+	if (!case_failed && (q.resp_cqe < 5 || q.drv.ring.num_slots != q.resp_cqe))
+		bad("CQ_CREATE: %u entries, a ring of %u", q.resp_cqe, q.drv.ring.num_slots);
+	memset(&cq, 0, sizeof(cq));
+	cq.handle = h;
+	cq.info = q.drv.ring;
+	if (ring_map(&x, &cq.info, &cq.ring))
+		bad("mmap of the ioctl CQ's ring: %s", strerror(errno));
+	qp = qp_new(&x, QPT_RC, pd, h, h, -1);
+	expect("CQ_DESTROY while a QP uses it", ioc_cq_destroy(&x, h), EBUSY);
+	expect("CQ_DESTROY of the QP's handle", ioc_cq_destroy(&x, qp.handle), EINVAL);
+	expect("CQ_DESTROY of the PD's handle", ioc_cq_destroy(&x, pd), EINVAL);
+	expect("CQ_DESTROY of a bad handle", ioc_cq_destroy(&x, BAD_HANDLE), ENOENT);
+	expect("CQ_DESTROY of handle -1", ioc_cq_destroy(&x, -1), EINVAL);
+	expect("CQ_DESTROY without a response", ioc_destroy(&x, UVERBS_OBJECT_CQ,
+	       UVERBS_METHOD_CQ_DESTROY, h, NULL, 0), EINVAL);
+	expect("DESTROY_QP", qp_destroy(&x, qp.handle), 0);
+	expect("CQ_DESTROY", ioc_cq_destroy(&x, h), 0);
+	expect("CQ_DESTROY twice", ioc_cq_destroy(&x, h), ENOENT);
+	expect("REQ_NOTIFY_CQ after an ioctl destroy", cq_arm(&x, h), ENOENT);
+	expect("RESIZE_CQ after an ioctl destroy", cq_resize(&x, h, 16, NULL), ENOENT);
+	expect("DESTROY_CQ (write) after an ioctl destroy", cq_destroy(&x, h), ENOENT);
+	expect("no CQ left", ioc_count(&x, UVERBS_OBJECT_CQ), 0);
+	if (cq.ring.base) {
+		memset(cq.ring.base, 0x5a, cq.ring.size);
+		munmap(cq.ring.base, cq.ring.size);
+	}
+#undef ICQ
+	ctx_close(&x);
+}
+
+/* Destroy by ioctl: objects of the wrong type, twice, busy; use after. */
+static void c_ioctl_objects(void)
+{
+	struct ctx x = ctx_open();
+	uint32_t pd = pd_new(&x), lkey = 0, rkey = 0;
+	struct cq cq = cq_new(&x, 8);
+	struct srq srq = srq_new(&x, pd);
+	struct qp qp = qp_new(&x, QPT_RC, pd, cq.handle, cq.handle, -1);
+	static uint8_t buf[8192] __attribute__((aligned(4096)));
+	struct mr mr = mr_new(&x, pd, buf, sizeof(buf));
+	struct ib_uverbs_destroy_qp_resp qr;
+	struct ib_uverbs_destroy_srq_resp sr;
+	uint64_t len = 0;
+	struct ioc c;
+
+	expect("PD_DESTROY of a CQ handle", ioc_pd_destroy(&x, cq.handle), EINVAL);
+	expect("PD_DESTROY of a bad handle", ioc_pd_destroy(&x, BAD_HANDLE), ENOENT);
+	expect("PD_DESTROY of handle -1", ioc_pd_destroy(&x, -1), EINVAL);
+	expect("PD_DESTROY of handle 2^32", ioc_pd_destroy(&x, 1ll << 32), ENOENT);
+	expect("PD_DESTROY under an MR, QP and SRQ", ioc_pd_destroy(&x, pd), EBUSY);
+
+	ioc_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR);
+	ioc_obj(&c, UVERBS_ATTR_QUERY_MR_HANDLE, mr.handle);
+	ioc_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey, sizeof(lkey));
+	ioc_out(&c, UVERBS_ATTR_QUERY_MR_RESP_RKEY, &rkey, sizeof(rkey));
+	ioc_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &len, sizeof(len));
+	expect("QUERY_MR", ioc_send(x.fd, &c), 0);
+	if (!case_failed && (lkey != mr.lkey || rkey != mr.rkey || len != sizeof(buf)))
+		bad("QUERY_MR: lkey %#x rkey %#x length %llu", lkey, rkey, (unsigned long long)len);
+	ioc_find(&c, UVERBS_ATTR_QUERY_MR_HANDLE)->data = pd;
+	expect("QUERY_MR of a PD handle", ioc_send(x.fd, &c), EINVAL);
+	expect("MR_DESTROY of the QP's handle", ioc_destroy(&x, UVERBS_OBJECT_MR,
+	       UVERBS_METHOD_MR_DESTROY, qp.handle, NULL, 0), EINVAL);
+	expect("MR_DESTROY", ioc_destroy(&x, UVERBS_OBJECT_MR, UVERBS_METHOD_MR_DESTROY, mr.handle,
+					 NULL, 0), 0);
+	expect("MR_DESTROY twice", ioc_destroy(&x, UVERBS_OBJECT_MR, UVERBS_METHOD_MR_DESTROY,
+					       mr.handle, NULL, 0), ENOENT);
+	ioc_find(&c, UVERBS_ATTR_QUERY_MR_HANDLE)->data = mr.handle;
+	expect("QUERY_MR after destroy", ioc_send(x.fd, &c), ENOENT);
+	expect("DEREG_MR (write) after destroy", mr_dereg(&x, mr.handle), ENOENT);
+
+	expect("QP_DESTROY of the SRQ's handle", ioc_destroy(&x, UVERBS_OBJECT_QP,
+	       UVERBS_METHOD_QP_DESTROY, srq.handle, &qr, sizeof(qr)), EINVAL);
+	expect("SRQ_DESTROY of the QP's handle", ioc_destroy(&x, UVERBS_OBJECT_SRQ,
+	       UVERBS_METHOD_SRQ_DESTROY, qp.handle, &sr, sizeof(sr)), EINVAL);
+	expect("QP_DESTROY with a response at an unmapped address",
+	       ioc_destroy(&x, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY, qp.handle,
+			   (void *)0x10, sizeof(qr)), EFAULT);
+	/* the destroy happened before the copy failed */
+	expect("QP_DESTROY after that", ioc_destroy(&x, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY,
+						     qp.handle, &qr, sizeof(qr)), ENOENT);
+	expect("MODIFY_QP after an ioctl destroy", qp_set_state(&x, qp.handle, QPS_ERR), ENOENT);
+	expect("QUERY_QP after an ioctl destroy", qp_state(&x, qp.handle), ENOENT);
+	expect("send doorbell after an ioctl destroy", sq_doorbell(&x, qp.handle), ENOENT);
+	expect("SRQ_DESTROY", ioc_destroy(&x, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_DESTROY,
+					  srq.handle, &sr, sizeof(sr)), 0);
+	expect("SRQ_DESTROY twice", ioc_destroy(&x, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_DESTROY,
+						srq.handle, &sr, sizeof(sr)), ENOENT);
+	expect("PD_DESTROY", ioc_pd_destroy(&x, pd), 0);
+	expect("PD_DESTROY twice", ioc_pd_destroy(&x, pd), ENOENT);
+	expect("REG_MR on the destroyed PD", mr_reg(&x, pd, (uintptr_t)buf, sizeof(buf),
+						    (uintptr_t)buf, ACC_LW, &mr), ENOENT);
+	expect("no QP left", ioc_count(&x, UVERBS_OBJECT_QP), 0);
+	expect("no PD left", ioc_count(&x, UVERBS_OBJECT_PD), 0);
+	munmap(qp.sq.base, qp.sq.size);
+	munmap(qp.rq.base, qp.rq.size);
+	munmap(srq.ring.base, srq.ring.size);
+	ctx_close(&x);
+}
+
+/* INVOKE_WRITE: write() commands wrapped in an ioctl. */
+static void c_ioctl_write(void)
+{
+	struct ctx x = ctx_open();
+	struct ib_uverbs_alloc_pd apd = {};
+	struct ib_uverbs_dealloc_pd dpd = { .pd_handle = BAD_HANDLE };
+	struct ib_uverbs_create_cq ccq = { .cqe = 4, .comp_channel = -1 };
+	struct ib_uverbs_create_cq_resp cresp;
+	struct sroce_create_cq_resp drv;
+	struct ib_uverbs_ex_query_device qd = { .comp_mask = 1 };
+	struct ib_uverbs_ex_query_device_resp qresp;
+	uint64_t junk = 5;
+	uint32_t presp[2];
+	struct ioc c;
+
+#define IW(what, want, cmd, in, inlen, out, outlen, ...) do {			\
+		ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE);	\
+		ioc_const(&c, UVERBS_ATTR_WRITE_CMD, cmd);			\
+		ioc_in(&c, UVERBS_ATTR_CORE_IN, in, inlen);			\
+		ioc_out(&c, UVERBS_ATTR_CORE_OUT, out, outlen);			\
+		__VA_ARGS__;							\
+		expect(what, ioc_send(x.fd, &c), want);				\
+	} while (0)
+	IW("unknown command 200", EOPNOTSUPP, 200, &apd, sizeof(apd), presp, 4);
+	IW("command with unknown flag bits", EINVAL, 0x40000000u | IB_USER_VERBS_CMD_ALLOC_PD, &apd,
+	   sizeof(apd), presp, 4);
+	IW("command constant of 4 bytes", EINVAL, IB_USER_VERBS_CMD_ALLOC_PD, &apd, sizeof(apd),
+	   presp, 4, ioc_find(&c, UVERBS_ATTR_WRITE_CMD)->len = 4);
+	IW("ALLOC_PD without a response", ENOSPC, IB_USER_VERBS_CMD_ALLOC_PD, &apd, sizeof(apd),
+	   presp, 4, ioc_drop(&c, UVERBS_ATTR_CORE_OUT));
+	IW("ALLOC_PD with a request shorter than the command", ENOSPC, IB_USER_VERBS_CMD_ALLOC_PD,
+	   &apd, 4, presp, 4);
+	IW("ALLOC_PD with the request at an unmapped address", EFAULT, IB_USER_VERBS_CMD_ALLOC_PD,
+	   (void *)0x10, 16, presp, 4, ioc_find(&c, UVERBS_ATTR_CORE_IN)->data = 0x10);
+	IW("ALLOC_PD with the response at an unmapped address", EFAULT, IB_USER_VERBS_CMD_ALLOC_PD,
+	   &apd, sizeof(apd), (void *)0x20, 4);
+	IW("ALLOC_PD with non-zero driver data", EINVAL, IB_USER_VERBS_CMD_ALLOC_PD, &apd,
+	   sizeof(apd), presp, 4, ioc_in(&c, UVERBS_ATTR_UHW_IN, &junk, sizeof(junk)));
+	IW("DEALLOC_PD of a bad handle", ENOENT, IB_USER_VERBS_CMD_DEALLOC_PD, &dpd, sizeof(dpd),
+	   presp, 0, ioc_drop(&c, UVERBS_ATTR_CORE_OUT));
+	IW("ALLOC_PD", 0, IB_USER_VERBS_CMD_ALLOC_PD, &apd, sizeof(apd), presp, 4);
+	dpd.pd_handle = presp[0];
+	IW("DEALLOC_PD", 0, IB_USER_VERBS_CMD_DEALLOC_PD, &dpd, sizeof(dpd), presp, 0,
+	   ioc_drop(&c, UVERBS_ATTR_CORE_OUT));
+	IW("DEALLOC_PD twice", ENOENT, IB_USER_VERBS_CMD_DEALLOC_PD, &dpd, sizeof(dpd), presp, 0,
+	   ioc_drop(&c, UVERBS_ATTR_CORE_OUT));
+	IW("CREATE_CQ with non-zero driver data", EINVAL, IB_USER_VERBS_CMD_CREATE_CQ, &ccq,
+	   sizeof(ccq), &cresp, sizeof(cresp), ioc_in(&c, UVERBS_ATTR_UHW_IN, &junk, sizeof(junk));
+	   ioc_out(&c, UVERBS_ATTR_UHW_OUT, &drv, sizeof(drv)));
+	IW("CREATE_CQ with the driver response at an unmapped address", EFAULT,
+	   IB_USER_VERBS_CMD_CREATE_CQ, &ccq, sizeof(ccq), &cresp, sizeof(cresp),
+	   ioc_out(&c, UVERBS_ATTR_UHW_OUT, (void *)0x20, sizeof(drv)));
+	ccq.cqe = 0;
+	IW("CREATE_CQ of 0 entries", EINVAL, IB_USER_VERBS_CMD_CREATE_CQ, &ccq, sizeof(ccq),
+	   &cresp, sizeof(cresp), ioc_out(&c, UVERBS_ATTR_UHW_OUT, &drv, sizeof(drv)));
+	expect("no CQ left by the refused creates", ioc_count(&x, UVERBS_OBJECT_CQ), 0);
+	ccq.cqe = 4;
+	IW("CREATE_CQ", 0, IB_USER_VERBS_CMD_CREATE_CQ, &ccq, sizeof(ccq), &cresp, sizeof(cresp),
+	   ioc_out(&c, UVERBS_ATTR_UHW_OUT, &drv, sizeof(drv)));
+	if (!case_failed && drv.ring.num_slots < 4)
+		bad("CREATE_CQ by INVOKE_WRITE: a ring of %u slots", drv.ring.num_slots);
+	expect("DESTROY_CQ", cq_destroy(&x, cresp.cq_handle), 0);
+	IW("EX_QUERY_DEVICE with comp_mask set", EINVAL,
+	   IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &qd, sizeof(qd),
+	   &qresp, sizeof(qresp));
+	qd.comp_mask = 0;
+	IW("EX_QUERY_DEVICE", 0, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+	   &qd, sizeof(qd), &qresp, sizeof(qresp));
+	IW("EX_CREATE_WQ (not enabled)", EOPNOTSUPP,
+	   IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_CREATE_WQ, &qd, sizeof(qd),
+	   &qresp, sizeof(qresp));
+#undef IW
+	ctx_close(&x);
+}
+
+/* ==== command cases: extended write commands ======================================== */
+
+/* Malformed extended headers; EX_QUERY_DEVICE of every wrong shape. */
+static void c_ex_query(void)
+{
+	struct ib_uverbs_ex_query_device_resp r;
+	struct ib_uverbs_ex_query_device q = {};
+	struct {
+		struct ib_uverbs_ex_query_device q;
+		uint64_t more;
+	} lq = { .more = 3 };
+	struct ex_hdrs e;
+	uint64_t drv = 0;
+	int fd = ctx_open_raw();
+	struct ctx x;
+
+	expect("EX_QUERY_DEVICE before GET_CONTEXT",
+	       CMD_EX(fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, q, r, 0), EINVAL);
+	close(fd);
+	x = ctx_open();
+	expect("EX_QUERY_DEVICE", ex_query_device(&x, &r), 0);
+	if (!case_failed && (!r.base.max_cqe || !r.base.max_qp ||
+			     r.response_length < offsetof(typeof(r), odp_caps)))
+		bad("EX_QUERY_DEVICE: max_cqe %u max_qp %u response_length %u", r.base.max_cqe,
+		    r.base.max_qp, r.response_length);
+#define EXQ(what, want, ...) do {						\
+		e = ex_hdrs(IB_USER_VERBS_EX_CMD_QUERY_DEVICE, sizeof(q), &r, sizeof(r), 0, 0); \
+		__VA_ARGS__;							\
+		expect(what, ex_write(x.fd, &e, &q, sizeof(q)), want);		\
+	} while (0)
+	/* ib_core checks no minimum sizes for extended commands: it
+	 * zero-extends a short request and cuts a short response
+	 */
+	EXQ("response of 8 bytes (cut)", 0, e.h.out_words = 1; memset(&r, 0xee, sizeof(r)));
+	if (!case_failed && r.base.max_cqe != 0xeeeeeeeeu)
+		bad("the kernel wrote past an 8-byte response");
+	EXQ("request of 0 bytes", EINVAL, e.h.in_words = 0);
+	EXQ("cmd_hdr_reserved set", EINVAL, e.x.cmd_hdr_reserved = 1);
+	EXQ("a response length without a response", EINVAL, e.x.response = 0);
+	EXQ("no response at all (accepted, the answer dropped)", 0, e.x.response = 0; e.h.out_words = 0);
+	EXQ("response at a kernel address", EFAULT, e.x.response = KERNEL_ADDR);
+	EXQ("response at an unmapped address", EFAULT, e.x.response = 0x1000);
+	EXQ("in_words past the write", EINVAL, e.h.in_words = 2);
+	EXQ("driver data words past the write", EINVAL, e.x.provider_in_words = 1);
+	EXQ("driver response words (sroce defines none)", EINVAL, e.x.provider_out_words = 1);
+	EXQ("unknown extended command 100", EOPNOTSUPP, e.h.command = IB_USER_VERBS_CMD_FLAG_EXTENDED | 100);
+	EXQ("command with unknown flag bits", EINVAL, e.h.command |= 0x40000000u);
+#undef EXQ
+	e = ex_hdrs(IB_USER_VERBS_EX_CMD_QUERY_DEVICE, sizeof(q), &r, sizeof(r), sizeof(drv), 0);
+	{
+		struct {
+			struct ib_uverbs_ex_query_device q;
+			uint64_t drv;
+		} qd = { .drv = drv };
+
+		expect("zero driver data (sroce defines none)", ex_write(x.fd, &e, &qd, sizeof(qd)),
+		       EINVAL);
+	}
+	expect("write shorter than both headers", write(x.fd, &e, 12) < 0 ? -errno : 0, EINVAL);
+	q.comp_mask = 1;
+	expect("comp_mask set", CMD_EX(x.fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, q, r, 0), EINVAL);
+	q.comp_mask = 0;
+	q.reserved = 1;
+	expect("reserved set", CMD_EX(x.fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, q, r, 0), EINVAL);
+	expect("longer request, unknown bytes set",
+	       CMD_EX(x.fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, lq, r, 0), EOPNOTSUPP);
+	lq.more = 0;
+	expect("longer request with a zero tail",
+	       CMD_EX(x.fd, IB_USER_VERBS_EX_CMD_QUERY_DEVICE, lq, r, 0), 0);
+	ctx_close(&x);
+}
+
+/* EX_CREATE_CQ: flags, comp_mask, reserved, sizes, driver data. */
+static void c_ex_cq(void)
+{
+	struct ctx x = ctx_open();
+	uint32_t maxcqe = max_cqe(&x);
+	struct ib_uverbs_ex_create_cq c;
+	struct ex_cq_resp r;
+	struct {
+		struct ib_uverbs_ex_create_cq core;
+		uint64_t drv;
+	} d;
+	struct ex_hdrs e;
+
+#define EXC(what, want, ...) do {						\
+		c = ex_cq_req(4);						\
+		__VA_ARGS__;							\
+		expect(what, ex_cq_create(&x, &c, &r), want);			\
+	} while (0)
+	EXC("flag TIMESTAMP_COMPLETION", EOPNOTSUPP, c.flags = IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION);
+	EXC("flag IGNORE_OVERRUN", EOPNOTSUPP, c.flags = IB_UVERBS_CQ_FLAGS_IGNORE_OVERRUN);
+	EXC("unknown flag 1 << 20", EOPNOTSUPP, c.flags = 1u << 20);
+	EXC("comp_mask set", EINVAL, c.comp_mask = 1);
+	EXC("reserved set", EINVAL, c.reserved = 1);
+	EXC("0 entries", EINVAL, c.cqe = 0);
+	EXC("max_cqe + 1 entries", EINVAL, c.cqe = maxcqe + 1);
+	EXC("-1 entries", EINVAL, c.cqe = 0xffffffffu);
+	EXC("vector 1000", EINVAL, c.comp_vector = 1000);
+	EXC("channel that is stdin", EBADF, c.comp_channel = 0);
+	EXC("channel fd 1000", EBADF, c.comp_channel = 1000);
+	expect("no CQ left by the refused creates", ioc_count(&x, UVERBS_OBJECT_CQ), 0);
+	EXC("a good CQ", 0);
+	if (!case_failed && (r.core.base.cqe < 4 || r.drv.ring.num_slots != r.core.base.cqe ||
+			     !r.drv.ring.mmap_size))
+		bad("EX_CREATE_CQ: %u entries, a ring of %u", r.core.base.cqe, r.drv.ring.num_slots);
+	expect("DESTROY_CQ", cq_destroy(&x, r.core.base.cq_handle), 0);
+
+	memset(&d, 0, sizeof(d));
+	d.core = ex_cq_req(4);
+	d.drv = 1;
+	e = ex_hdrs(IB_USER_VERBS_EX_CMD_CREATE_CQ, sizeof(d.core), &r, sizeof(r.core), sizeof(d.drv),
+		    sizeof(r.drv));
+	expect("non-zero driver data", ex_write(x.fd, &e, &d, sizeof(d)), EINVAL);
+	e.x.response = 0x1000;
+	d.drv = 0;
+	expect("response at an unmapped address", ex_write(x.fd, &e, &d, sizeof(d)), EFAULT);
+	e = ex_hdrs(IB_USER_VERBS_EX_CMD_CREATE_CQ, sizeof(d.core), &r, sizeof(r.core), 0, 0);
+	expect("no room for the driver response", ex_write(x.fd, &e, &d.core, sizeof(d.core)), 0);
+	expect("DESTROY_CQ", cq_destroy(&x, r.core.base.cq_handle), 0);
+	e.h.out_words = 1;
+	memset(&r, 0xee, sizeof(r));
+	expect("response of 8 bytes (cut)", ex_write(x.fd, &e, &d.core, sizeof(d.core)), 0);
+	if (!case_failed && r.core.comp_mask != 0xeeeeeeeeu)
+		bad("the kernel wrote past an 8-byte response");
+	expect("DESTROY_CQ", cq_destroy(&x, r.core.base.cq_handle), 0);
+	expect("no CQ left", ioc_count(&x, UVERBS_OBJECT_CQ), 0);
+#undef EXC
+	ctx_close(&x);
+}
+
+/* EX_CREATE_QP and EX_MODIFY_QP: create flags, comp_mask, the extension. */
+static void c_ex_qp(void)
+{
+	struct ctx x = ctx_open();
+	uint32_t pd = pd_new(&x);
+	struct cq cq = cq_new(&x, 8);
+	struct ib_uverbs_ex_create_qp c;
+	struct ex_qp_resp r;
+	struct ib_uverbs_ex_modify_qp m;
+	struct ib_uverbs_ex_modify_qp_resp mr;
+	struct {
+		struct ib_uverbs_ex_modify_qp m;
+		uint64_t more;
+	} lm;
+	struct ex_hdrs e;
+	struct qp qp;
+
+#define EXQP(what, want, ...) do {						\
+		c = ex_qp_req(pd, cq.handle);					\
+		__VA_ARGS__;							\
+		expect(what, ex_qp_create(&x, &c, &r), want);			\
+	} while (0)
+	EXQP("create flag BLOCK_MULTICAST_LOOPBACK", EOPNOTSUPP, c.create_flags = 1u << 1);
+	EXQP("create flag SCATTER_FCS", EOPNOTSUPP, c.create_flags = 1u << 8);
+	EXQP("create flag CVLAN_STRIPPING", EOPNOTSUPP, c.create_flags = 1u << 9);
+	EXQP("create flag PCI_WRITE_END_PADDING", EOPNOTSUPP, c.create_flags = 1u << 11);
+	EXQP("create flag 1 << 30", EINVAL, c.create_flags = 1u << 30);
+	EXQP("comp_mask 1 << 5", EINVAL, c.comp_mask = 1u << 5);
+	EXQP("reserved set", EINVAL, c.reserved = 1);
+	EXQP("a bad RWQ indirection table (no such objects)", EINVAL,
+	     c.comp_mask = IB_UVERBS_CREATE_QP_MASK_IND_TABLE; c.rwq_ind_tbl_handle = BAD_HANDLE);
+	EXQP("the PD as RWQ indirection table", EINVAL,
+	     c.comp_mask = IB_UVERBS_CREATE_QP_MASK_IND_TABLE; c.rwq_ind_tbl_handle = pd);
+	EXQP("type 77", EINVAL, c.qp_type = 77);
+	EXQP("max_send_sge 33", EINVAL, c.max_send_sge = 33);
+	EXQP("bad PD", ENOENT, c.pd_handle = BAD_HANDLE);
+	expect("no QP left by the refused creates", ioc_count(&x, UVERBS_OBJECT_QP), 0);
+	EXQP("a good QP", 0);
+	if (!case_failed && (!r.drv.sq.num_slots || !r.drv.rq.num_slots ||
+			     r.core.response_length < sizeof(r.core)))
+		bad("EX_CREATE_QP: rings of %u and %u slots, response_length %u",
+		    r.drv.sq.num_slots, r.drv.rq.num_slots, r.core.response_length);
+	memset(&qp, 0, sizeof(qp));
+	qp.handle = r.core.base.qp_handle;
+	qp.qpn = r.core.base.qpn;
+	qp.type = QPT_RC;
+
+#define EXM(what, want, ...) do {						\
+		memset(&m, 0, sizeof(m));					\
+		m.base.qp_handle = qp.handle;					\
+		m.base.attr_mask = M_STATE | M_PKEY | M_PORT | M_ACCESS;	\
+		m.base.qp_state = QPS_INIT;					\
+		m.base.port_num = 1;						\
+		e = ex_hdrs(IB_USER_VERBS_EX_CMD_MODIFY_QP, sizeof(m), &mr, sizeof(mr), 0, 0); \
+		__VA_ARGS__;							\
+		expect(what, ex_write(x.fd, &e, &m, sizeof(m)), want);		\
+	} while (0)
+	EXM("rate limit, RESET to INIT", EINVAL, m.base.attr_mask |= 1u << 25; m.rate_limit = 1000);
+	EXM("mask bit 26", EOPNOTSUPP, m.base.attr_mask |= 1u << 26);
+	EXM("mask bit 31", EOPNOTSUPP, m.base.attr_mask |= 1u << 31);
+	EXM("bad QP", ENOENT, m.base.qp_handle = BAD_HANDLE);
+	EXM("the CQ as the QP", EINVAL, m.base.qp_handle = cq.handle);
+	EXM("port 2", EINVAL, m.base.port_num = 2);
+	EXM("a response without a length", EINVAL, e.h.out_words = 0);
+	if (qp_state(&x, qp.handle) != QPS_RESET)
+		bad("a refused EX_MODIFY_QP changed the state");
+	memset(&lm, 0, sizeof(lm));
+	lm.m.base.qp_handle = qp.handle;
+	lm.m.base.attr_mask = M_STATE;
+	lm.m.base.qp_state = QPS_RESET;
+	lm.more = 1;
+	expect("longer request, unknown bytes set",
+	       CMD_EX(x.fd, IB_USER_VERBS_EX_CMD_MODIFY_QP, lm, mr, 0), EOPNOTSUPP);
+	e = ex_hdrs(IB_USER_VERBS_EX_CMD_MODIFY_QP, sizeof(lm.m), &mr, sizeof(mr), sizeof(lm.more), 0);
+	expect("non-zero driver data", ex_write(x.fd, &e, &lm, sizeof(lm)), EINVAL);
+	EXM("to INIT", 0);
+	if (qp_state(&x, qp.handle) != QPS_INIT)
+		bad("EX_MODIFY_QP to INIT left state %d", qp_state(&x, qp.handle));
+	expect("to RTR", qp_to_rtr(&x, &qp, qp.qpn), 0);
+	expect("to RTS", qp_to_rts(&x, &qp, 14), 0);
+	EXM("rate limit in RTS (RC has none)", EINVAL, m.base.attr_mask = 1u << 25; m.rate_limit = 1000);
+	expect("DESTROY_QP", qp_destroy(&x, qp.handle), 0);
+	EXM("after destroy", ENOENT);
+#undef EXM
+#undef EXQP
+	ctx_close(&x);
+}
+
+/*
+ * Extended commands sroce has no verbs for (flows, WQs, RWQ indirection
+ * tables, CQ moderation): ib_core leaves them out of sroce's command table,
+ * so they fail with EOPNOTSUPP whatever their shape, well-formed or not.
+ */
+static void c_ex_unsupported(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t cmd;
+	} ex[] = {
+		{ "EX_CREATE_FLOW", IB_USER_VERBS_EX_CMD_CREATE_FLOW },
+		{ "EX_DESTROY_FLOW", IB_USER_VERBS_EX_CMD_DESTROY_FLOW },
+		{ "EX_CREATE_WQ", IB_USER_VERBS_EX_CMD_CREATE_WQ },
+		{ "EX_MODIFY_WQ", IB_USER_VERBS_EX_CMD_MODIFY_WQ },
+		{ "EX_DESTROY_WQ", IB_USER_VERBS_EX_CMD_DESTROY_WQ },
+		{ "EX_CREATE_RWQ_IND_TBL", IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL },
+		{ "EX_DESTROY_RWQ_IND_TBL", IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL },
+		{ "EX_MODIFY_CQ", IB_USER_VERBS_EX_CMD_MODIFY_CQ },
+	};
+	struct ctx x = ctx_open();
+	struct cq cq = cq_new(&x, 8);
+	uint8_t req[64] = {}, resp[64];
+	struct ib_uverbs_ex_modify_cq mc = { .cq_handle = cq.handle, .attr_mask = 1,
+					     .attr = { .cq_count = 4, .cq_period = 10 } };
+	char what[80];
+	size_t i;
+
+	for (i = 0; i < sizeof(ex) / sizeof(ex[0]); i++) {
+		snprintf(what, sizeof(what), "%s", ex[i].name);
+		expect(what, cmd_ex(x.fd, ex[i].cmd, req, 32, resp, 16, 0), EOPNOTSUPP);
+		snprintf(what, sizeof(what), "%s, a malformed extended header", ex[i].name);
+		expect(what, cmd_write(x.fd, IB_USER_VERBS_CMD_FLAG_EXTENDED | ex[i].cmd, req, 16, 0),
+		       EOPNOTSUPP);
+	}
+	expect("EX_MODIFY_CQ of a real CQ",
+	       CMD_EX(x.fd, IB_USER_VERBS_EX_CMD_MODIFY_CQ, mc, resp, 0), EOPNOTSUPP);
+	expect("the CQ still there", cq_arm(&x, cq.handle), 0);
 	ctx_close(&x);
 }
 
@@ -2206,6 +3299,15 @@ static const struct tcase cases[] = {
 	{ "mw_ah", c_mw_ah },
 	{ "mmap", c_mmap },
 	{ "cross_context", c_cross_context },
+	{ "ioctl_hdr", c_ioctl_hdr },
+	{ "ioctl_device", c_ioctl_device },
+	{ "ioctl_cq", c_ioctl_cq },
+	{ "ioctl_objects", c_ioctl_objects },
+	{ "ioctl_write", c_ioctl_write },
+	{ "ex_query", c_ex_query },
+	{ "ex_cq", c_ex_cq },
+	{ "ex_qp", c_ex_qp },
+	{ "ex_unsupported", c_ex_unsupported },
 	{ "sq_prod_huge", r_sq_prod_huge },
 	{ "sq_prod_backwards", r_sq_prod_backwards },
 	{ "bad_send_wqes", r_bad_send_wqes },
