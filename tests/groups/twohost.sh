@@ -10,7 +10,9 @@
 # captures the wire and tests/wire/roce_check.py checks every packet's ICRC
 # and that First/Middle packets carry exactly the path MTU.
 #
-# NVMe-oF across sroce and rdma_rxe runs here, not in the interop group:
+# NVMe-oF between the two sroce devices (over IPv4 on the 1500-byte link,
+# over IPv6 on the 9000-byte one), and across sroce and rdma_rxe both
+# ways.  The latter runs here, not in the interop group:
 # nvmet-rdma and nvme-rdma on 6.1 open their rdma_cm IDs in the initial
 # namespace only, rxe on 6.1 works only there, and rxe and sroce cannot
 # both hold UDP 4791 in one namespace, so the two ends need two kernels.
@@ -101,20 +103,27 @@ across() {
 	capture_check "$pmtu" "$ops"
 }
 
-# nvme_across KIND_A KIND_B: the NVMe-oF target (nvmet-rdma, a null_blk
-# namespace) in guest a on KIND_A's device, the host (nvme-rdma) in guest
-# b on KIND_B's; fio writes and reads back 24 MiB with crc32c verification.
+# nvme_across KIND_A KIND_B [MTU [4|6]]: the NVMe-oF target (nvmet-rdma,
+# a null_blk namespace) in guest a on KIND_A's device, the host
+# (nvme-rdma) in guest b on KIND_B's, over IPv4 (default) or IPv6 on a
+# link of MTU bytes (default 1500); fio writes and reads back 24 MiB with
+# crc32c verification.
 nvme_across() {
-	pair_topo 1500 "$1" "$2"
+	local srv fam=ipv4
+	pair_topo "${3:-1500}" "$1" "$2"
+	srv=$RDMA_IP1
+	if [ "${4:-4}" = 6 ]; then
+		srv=$RDMA_IP6_1 fam=ipv6
+	fi
 	nvme_modules
 	if [ "$PAIR_ROLE" = a ]; then
 		nullb_create nullb0 128
-		target_create /dev/nullb0 "$RDMA_IP1"
+		target_create /dev/nullb0 "$srv" "$fam"
 		pair_signal target_ready
 		PAIR_WAIT_TIMEOUT=1200 pair_wait host_done >/dev/null
 	else
 		pair_wait target_ready >/dev/null
-		host_connect "$RDMA_IP1"
+		host_connect "$srv"
 		fio_verify "nvme_$1_target_$2_host" "$(host_disk)"
 		host_disconnect
 		pair_signal host_done
@@ -125,6 +134,8 @@ pair_group_cleanup() { nvme_reset; }
 
 test_nvme_rxe_target_sroce_host() { nvme_across rxe sroce; }
 test_nvme_sroce_target_rxe_host() { nvme_across sroce rxe; }
+test_nvme_sroce_both_ipv4() { nvme_across sroce sroce; }
+test_nvme_sroce_both_ipv6_mtu9000() { nvme_across sroce sroce 9000 6; }
 
 test_mtu9000_pmtu4096_ipv4() { across 9000 4096 4; }
 test_mtu9000_pmtu4096_ipv6() { across 9000 4096 6; }
