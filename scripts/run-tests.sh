@@ -73,11 +73,12 @@ for g in "${host_groups[@]}"; do
 	SROCE_RESULTS=$results bash "$root/tests/groups/$g.sh"
 done
 
-# Print results the guest appends, as they come.
+# Print results the guest appends, as they come; ends with this script
+# (a killed run must not leave it printing into a later run's log).
 follow() {
 	local seen n
 	seen=$(wc -l <"$results/results.tsv")
-	while :; do
+	while kill -0 $$ 2>/dev/null; do
 		n=$(wc -l <"$results/results.tsv")
 		if [ "$n" -gt "$seen" ]; then
 			sed -n "$((seen + 1)),${n}p" "$results/results.tsv" |
