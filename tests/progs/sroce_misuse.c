@@ -872,7 +872,7 @@ static bool async_wait(struct ctx *x, uint32_t type, int ms)
  * out: the header, then its attributes.  ioc_add() keeps hdr.length and
  * hdr.num_attrs right; cases that want them wrong change them afterwards.
  */
-#define IOC_MAX_ATTRS 12
+#define IOC_MAX_ATTRS 16
 struct ioc {
 	struct ib_uverbs_ioctl_hdr hdr;
 	struct ib_uverbs_attr attr[IOC_MAX_ATTRS];
@@ -1073,6 +1073,111 @@ static void ioc_cq_build(struct ioc_cq *q, uint32_t cqe)
 static uint32_t ioc_cq_handle(struct ioc_cq *q)
 {
 	return (uint32_t)ioc_find(&q->c, UVERBS_ATTR_CREATE_CQ_HANDLE)->data;
+}
+
+/*
+ * QP_CREATE, built (not sent): a QP of @type on @pd with CQ @cq for both
+ * queues and the default caps (q->cap, read by pointer, so a case may
+ * change it after the build; the user handle is inline, in its
+ * attribute's data).  The new handle comes back in the HANDLE
+ * attribute's data (ioc_qp_handle()).
+ */
+struct ioc_qp {
+	struct ioc c;
+	struct ib_uverbs_qp_cap cap, resp_cap;
+	uint32_t qpn;
+	struct sroce_create_qp_resp drv;
+};
+
+static void ioc_qp_build(struct ioc_qp *q, uint32_t type, uint32_t pd, uint32_t cq)
+{
+	ioc_init(&q->c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
+	memset(&q->cap, 0, sizeof(q->cap));
+	q->cap.max_send_wr = default_caps.send_wr;
+	q->cap.max_recv_wr = default_caps.recv_wr;
+	q->cap.max_send_sge = default_caps.send_sge;
+	q->cap.max_recv_sge = default_caps.recv_sge;
+	q->cap.max_inline_data = default_caps.inline_data;
+	memset(&q->resp_cap, 0, sizeof(q->resp_cap));
+	q->qpn = 0;
+	memset(&q->drv, 0, sizeof(q->drv));
+	ioc_obj(&q->c, UVERBS_ATTR_CREATE_QP_HANDLE, 0);
+	ioc_obj(&q->c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, pd);
+	ioc_obj(&q->c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, cq);
+	ioc_obj(&q->c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, cq);
+	ioc_const(&q->c, UVERBS_ATTR_CREATE_QP_USER_HANDLE, 0x9e0);
+	ioc_in(&q->c, UVERBS_ATTR_CREATE_QP_CAP, &q->cap, sizeof(q->cap));
+	ioc_const(&q->c, UVERBS_ATTR_CREATE_QP_TYPE, type);
+	ioc_out(&q->c, UVERBS_ATTR_CREATE_QP_RESP_CAP, &q->resp_cap, sizeof(q->resp_cap));
+	ioc_out(&q->c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &q->qpn, sizeof(q->qpn));
+	ioc_out(&q->c, UVERBS_ATTR_UHW_OUT, &q->drv, sizeof(q->drv));
+}
+
+static uint32_t ioc_qp_handle(struct ioc_qp *q)
+{
+	return (uint32_t)ioc_find(&q->c, UVERBS_ATTR_CREATE_QP_HANDLE)->data;
+}
+
+/* QP_DESTROY; the events the core reported for the QP into *@events. */
+static int ioc_qp_destroy(struct ctx *x, int64_t h, uint32_t *events)
+{
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	int err = ioc_destroy(x, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY, h, &resp,
+			      sizeof(resp));
+
+	if (events)
+		*events = resp.events_reported;
+	return err;
+}
+
+/* SRQ_CREATE, built (not sent): a basic SRQ of @pd, 16 WRs of 2 SGEs. */
+struct ioc_srq {
+	struct ioc c;
+	uint32_t resp_wr, resp_sge;
+	struct sroce_create_srq_resp drv;
+};
+
+static void ioc_srq_build(struct ioc_srq *q, uint32_t pd)
+{
+	ioc_init(&q->c, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE);
+	q->resp_wr = 0;
+	q->resp_sge = 0;
+	memset(&q->drv, 0, sizeof(q->drv));
+	ioc_obj(&q->c, UVERBS_ATTR_CREATE_SRQ_HANDLE, 0);
+	ioc_obj(&q->c, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE, pd);
+	ioc_const(&q->c, UVERBS_ATTR_CREATE_SRQ_USER_HANDLE, 0x5e0);
+	ioc_u32(&q->c, UVERBS_ATTR_CREATE_SRQ_MAX_WR, 16);
+	ioc_u32(&q->c, UVERBS_ATTR_CREATE_SRQ_MAX_SGE, 2);
+	ioc_u32(&q->c, UVERBS_ATTR_CREATE_SRQ_LIMIT, 0);
+	ioc_const(&q->c, UVERBS_ATTR_CREATE_SRQ_TYPE, IB_UVERBS_SRQT_BASIC);
+	ioc_out(&q->c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR, &q->resp_wr, sizeof(q->resp_wr));
+	ioc_out(&q->c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE, &q->resp_sge, sizeof(q->resp_sge));
+	ioc_out(&q->c, UVERBS_ATTR_UHW_OUT, &q->drv, sizeof(q->drv));
+}
+
+static uint32_t ioc_srq_handle(struct ioc_srq *q)
+{
+	return (uint32_t)ioc_find(&q->c, UVERBS_ATTR_CREATE_SRQ_HANDLE)->data;
+}
+
+static int ioc_srq_destroy(struct ctx *x, int64_t h)
+{
+	struct ib_uverbs_destroy_srq_resp resp;
+
+	return ioc_destroy(x, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_DESTROY, h, &resp,
+			   sizeof(resp));
+}
+
+/* ASYNC_EVENT_ALLOC: a new async event file; its fd or -errno. */
+static int ioc_async_alloc(struct ctx *x)
+{
+	struct ioc c;
+	int err;
+
+	ioc_init(&c, UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC);
+	ioc_obj(&c, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, 0);
+	err = ioc_send(x->fd, &c);
+	return err ? err : (int)c.attr[0].data;
 }
 
 /* ==== extended write commands ======================================================= */
@@ -2202,6 +2307,373 @@ static void c_ioctl_cq(void)
 	ctx_close(&x);
 }
 
+/* The struct qp of a QP made by QP_CREATE, its rings mapped. */
+static struct qp ioc_qp_take(struct ctx *x, struct ioc_qp *q, uint32_t type)
+{
+	struct qp qp;
+
+	memset(&qp, 0, sizeof(qp));
+	qp.handle = ioc_qp_handle(q);
+	qp.qpn = q->qpn;
+	qp.type = type;
+	qp.drv = q->drv;
+	qp.max_send_sge = q->resp_cap.max_send_sge;
+	qp.max_recv_sge = q->resp_cap.max_recv_sge;
+	qp.max_inline = q->resp_cap.max_inline_data;
+	if (ring_map(x, &qp.drv.sq, &qp.sq) || ring_map(x, &qp.drv.rq, &qp.rq))
+		setup_die("mmap of the ioctl QP's rings: %s", strerror(errno));
+	return qp;
+}
+
+/* QP_CREATE by ioctl: every attribute wrong in turn, then a QP that works. */
+static void c_ioctl_qp(void)
+{
+	struct world w;
+	struct ib_uverbs_ex_query_device_resp r;
+	uint32_t zero[8] = {}, junk[8] = { [7] = 1 }, one = 1, pd, cq, h;
+	struct srq srq;
+	struct ioc_qp q;
+	struct qp qp;
+
+	world_open(&w, QPT_RC);
+	pd = w.pd;
+	cq = w.ca.handle;
+	if (ex_query_device(&w.x, &r))
+		setup_die("EX_QUERY_DEVICE");
+	srq = srq_new(&w.x, pd);
+
+#define IQP(what, want, type, ...) do {						\
+		ioc_qp_build(&q, type, pd, cq);					\
+		__VA_ARGS__;							\
+		expect(what, ioc_send(w.x.fd, &q.c), want);			\
+	} while (0)
+	IQP("type 0 (SMI)", EINVAL, 0);
+	IQP("type 1 (GSI)", EINVAL, 1);
+	IQP("type 7", EINVAL, 7);
+	IQP("type 0x80", EINVAL, 0x80);
+	IQP("type RAW_PACKET", EOPNOTSUPP, IB_UVERBS_QPT_RAW_PACKET);
+	IQP("type XRC_INI", EOPNOTSUPP, IB_UVERBS_QPT_XRC_INI);
+	IQP("type XRC_TGT with a PD and CQs", EINVAL, IB_UVERBS_QPT_XRC_TGT);
+	IQP("type DRIVER", EOPNOTSUPP, IB_UVERBS_QPT_DRIVER);
+	IQP("type attribute of 4 bytes", EINVAL, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_TYPE)->len = 4);
+	IQP("no PD", ENOENT, QPT_RC, ioc_drop(&q.c, UVERBS_ATTR_CREATE_QP_PD_HANDLE));
+	IQP("no send CQ", ENOENT, QPT_RC, ioc_drop(&q.c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE));
+	IQP("no receive CQ", ENOENT, QPT_RC, ioc_drop(&q.c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE));
+	IQP("PD handle that is a CQ's", EINVAL, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_PD_HANDLE)->data = cq);
+	IQP("send CQ handle that is the PD's", EINVAL, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE)->data = pd);
+	IQP("receive CQ handle that is a QP's", EINVAL, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE)->data = w.a.handle);
+	IQP("bad PD handle", ENOENT, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_PD_HANDLE)->data = BAD_HANDLE);
+	IQP("SRQ handle that is a CQ's", EINVAL, QPT_RC,
+	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, cq));
+	/* sroce has neither object: the core refuses the attributes outright */
+	IQP("an XRC domain", EINVAL, QPT_RC,
+	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, BAD_HANDLE));
+	IQP("an indirection table", EINVAL, QPT_RC,
+	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, BAD_HANDLE));
+	IQP("send WRs max_qp_wr + 1", EINVAL, QPT_RC, q.cap.max_send_wr = r.base.max_qp_wr + 1);
+	IQP("receive WRs -1", EINVAL, QPT_RC, q.cap.max_recv_wr = 0xffffffffu);
+	IQP("send SGEs 2^31", EINVAL, QPT_RC, q.cap.max_send_sge = 1u << 31);
+	IQP("receive SGEs max_sge + 1", EINVAL, QPT_RC, q.cap.max_recv_sge = r.base.max_sge + 1);
+	IQP("inline data 2^31", EINVAL, QPT_RC, q.cap.max_inline_data = 1u << 31);
+	IQP("caps attribute of 16 bytes", EINVAL, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_CAP)->len = 16);
+	IQP("caps attribute of 32 bytes, the tail non-zero", EOPNOTSUPP, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_CAP)->data = (uintptr_t)junk;
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_CAP)->len = sizeof(junk));
+	IQP("caps at an unmapped address", EFAULT, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_CAP)->data = 0x10);
+	IQP("flag BLOCK_MULTICAST_LOOPBACK on RC", EINVAL, QPT_RC,
+	    ioc_u32(&q.c, UVERBS_ATTR_CREATE_QP_FLAGS, IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK));
+	IQP("flag BLOCK_MULTICAST_LOOPBACK on UD", EOPNOTSUPP, QPT_UD,
+	    ioc_u32(&q.c, UVERBS_ATTR_CREATE_QP_FLAGS, IB_UVERBS_QP_CREATE_BLOCK_MULTICAST_LOOPBACK));
+	IQP("flag PCI_WRITE_END_PADDING on UD", EOPNOTSUPP, QPT_UD,
+	    ioc_u32(&q.c, UVERBS_ATTR_CREATE_QP_FLAGS, IB_UVERBS_QP_CREATE_PCI_WRITE_END_PADDING));
+	IQP("flag SCATTER_FCS on UD", EINVAL, QPT_UD,
+	    ioc_u32(&q.c, UVERBS_ATTR_CREATE_QP_FLAGS, IB_UVERBS_QP_CREATE_SCATTER_FCS));
+	IQP("unknown flag 1 << 20", EINVAL, QPT_RC,
+	    ioc_u32(&q.c, UVERBS_ATTR_CREATE_QP_FLAGS, 1u << 20));
+	/* a UD QP that would send as QP 1: spoofing, refused by the device */
+	IQP("source QPN 1 on UD", EOPNOTSUPP, QPT_UD,
+	    ioc_in(&q.c, UVERBS_ATTR_CREATE_QP_SOURCE_QPN, &one, sizeof(one)));
+	IQP("source QPN 1 on RC", EOPNOTSUPP, QPT_RC,
+	    ioc_in(&q.c, UVERBS_ATTR_CREATE_QP_SOURCE_QPN, &one, sizeof(one)));
+	IQP("event file that is stdin", EBADF, QPT_RC,
+	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_EVENT_FD, 0));
+	IQP("event file that is the uverbs file", EBADF, QPT_RC,
+	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_EVENT_FD, w.x.fd));
+	IQP("driver request of 8 non-zero bytes", EINVAL, QPT_RC,
+	    ioc_in(&q.c, UVERBS_ATTR_UHW_IN, junk + 6, 8));
+	IQP("driver request of 32 bytes, the last non-zero", EINVAL, QPT_RC,
+	    ioc_in(&q.c, UVERBS_ATTR_UHW_IN, junk, sizeof(junk)));
+	IQP("driver request at an unmapped address", EFAULT, QPT_RC,
+	    ioc_add(&q.c, UVERBS_ATTR_UHW_IN, 32, 0x10));
+	IQP("driver response at an unmapped address", EFAULT, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_UHW_OUT)->data = 0x20);
+	IQP("driver response at a kernel address", EFAULT, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_UHW_OUT)->data = KERNEL_ADDR);
+	/* the core copies these out after sroce made the QP, and destroys it
+	 * again when the copy fails
+	 */
+	IQP("response caps at an unmapped address", EFAULT, QPT_RC,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_RESP_CAP)->data = 0x30);
+	IQP("response QP number at an unmapped address", EFAULT, QPT_UD,
+	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM)->data = 0x40);
+	if (ioc_count(&w.x, UVERBS_OBJECT_QP) != 2)
+		bad("%d QPs after the refused creates, 2 before", ioc_count(&w.x, UVERBS_OBJECT_QP));
+
+	/* accepted shapes */
+	IQP("flag SQ_SIG_ALL", 0, QPT_RC,
+	    ioc_u32(&q.c, UVERBS_ATTR_CREATE_QP_FLAGS, IB_UVERBS_QP_CREATE_SQ_SIG_ALL));
+	expect("QP_DESTROY", ioc_qp_destroy(&w.x, ioc_qp_handle(&q), NULL), 0);
+	IQP("driver request of 32 zero bytes, no driver response", 0, QPT_UC,
+	    ioc_in(&q.c, UVERBS_ATTR_UHW_IN, zero, sizeof(zero));
+	    ioc_drop(&q.c, UVERBS_ATTR_UHW_OUT));
+	expect("QP_DESTROY", ioc_qp_destroy(&w.x, ioc_qp_handle(&q), NULL), 0);
+	IQP("an SRQ and no receive queue", 0, QPT_RC,
+	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, srq.handle);
+	    q.cap.max_recv_wr = 0; q.cap.max_recv_sge = 0);
+	if (!case_failed && q.drv.rq.num_slots != 0)
+		bad("a QP on an SRQ got a receive ring of %u slots", q.drv.rq.num_slots);
+	expect("SRQ_DESTROY under its QP", ioc_srq_destroy(&w.x, srq.handle), EBUSY);
+	expect("QP_DESTROY", ioc_qp_destroy(&w.x, ioc_qp_handle(&q), NULL), 0);
+	expect("SRQ_DESTROY", ioc_srq_destroy(&w.x, srq.handle), 0);
+	munmap(srq.ring.base, srq.ring.size);
+
+	/* a QP made by ioctl carries verified data: it replaces the world's
+	 * QP a, its peer a fresh b
+	 */
+	IQP("a good RC QP", 0, QPT_RC);
+	if (case_failed) {
+		world_close(&w);
+		return;
+	}
+	if (q.resp_cap.max_send_wr < 16 || q.resp_cap.max_send_sge < 2 ||
+	    q.resp_cap.max_inline_data < 64 || !q.qpn || q.drv.sq.num_slots < 16)
+		bad("QP_CREATE: %u send WRs of %u SGEs, inline %u, QPN %#x, %u slots",
+		    q.resp_cap.max_send_wr, q.resp_cap.max_send_sge,
+		    q.resp_cap.max_inline_data, q.qpn, q.drv.sq.num_slots);
+	qp = ioc_qp_take(&w.x, &q, QPT_RC);
+	h = qp.handle;
+	w.b = qp_new(&w.x, QPT_RC, pd, w.cb.handle, w.cb.handle, -1);
+	w.a = qp;
+	qp_connect(&w.x, &w.a, w.b.qpn, 14);
+	qp_connect(&w.x, &w.b, w.a.qpn, 14);
+	if (!world_send_ok(&w, 3000, 0x10c7) || !world_send_ok(&w, 100, 0x10c8))
+		bad("data through the ioctl QP");
+	expect("QP_DESTROY of the CQ's handle", ioc_qp_destroy(&w.x, cq, NULL), EINVAL);
+	expect("QP_DESTROY", ioc_qp_destroy(&w.x, h, NULL), 0);
+	expect("QP_DESTROY twice", ioc_qp_destroy(&w.x, h, NULL), ENOENT);
+	expect("DESTROY_QP (write) after an ioctl destroy", qp_destroy(&w.x, h), ENOENT);
+	expect("send doorbell after an ioctl destroy", sq_doorbell(&w.x, h), ENOENT);
+	/* the stale rings are still mapped: writing them harms nobody */
+	memset(qp.sq.base, 0xa5, qp.sq.size);
+	memset(qp.rq.base, 0xa5, qp.rq.size);
+	munmap(qp.sq.base, qp.sq.size);
+	munmap(qp.rq.base, qp.rq.size);
+#undef IQP
+	world_close(&w);
+}
+
+/* SRQ_CREATE by ioctl. */
+static void c_ioctl_srq(void)
+{
+	struct ctx x = ctx_open();
+	uint32_t pd = pd_new(&x), junk[8] = { [7] = 1 }, h;
+	struct ib_uverbs_ex_query_device_resp r;
+	struct cq cq = cq_new(&x, 8);
+	struct ioc_srq q;
+	struct ring ring;
+	struct qp qp;
+
+	if (ex_query_device(&x, &r))
+		setup_die("EX_QUERY_DEVICE");
+#define ISRQ(what, want, ...) do {						\
+		ioc_srq_build(&q, pd);						\
+		__VA_ARGS__;							\
+		expect(what, ioc_send(x.fd, &q.c), want);			\
+	} while (0)
+	ISRQ("type XRC without a CQ or domain", ENOENT,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_TYPE)->data = IB_UVERBS_SRQT_XRC);
+	ISRQ("type XRC with a CQ, no domain", ENOENT,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_TYPE)->data = IB_UVERBS_SRQT_XRC;
+	     ioc_obj(&q.c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, cq.handle));
+	ISRQ("type TM with a CQ and 64 tags", EOPNOTSUPP,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_TYPE)->data = IB_UVERBS_SRQT_TM;
+	     ioc_obj(&q.c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, cq.handle);
+	     ioc_u32(&q.c, UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS, 64));
+	ISRQ("type 3", EINVAL, ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_TYPE)->data = 3);
+	ISRQ("no PD", EINVAL, ioc_drop(&q.c, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE));
+	ISRQ("PD handle that is a CQ's", EINVAL,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE)->data = cq.handle);
+	ISRQ("bad PD handle", ENOENT,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE)->data = BAD_HANDLE);
+	ISRQ("0 WRs", EINVAL, ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_MAX_WR)->data = 0);
+	ISRQ("max_srq_wr + 1 WRs", EINVAL,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_MAX_WR)->data = r.base.max_srq_wr + 1);
+	ISRQ("-1 WRs", EINVAL, ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_MAX_WR)->data = 0xffffffffu);
+	ISRQ("max_srq_sge + 1 SGEs", EINVAL,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_MAX_SGE)->data = r.base.max_srq_sge + 1);
+	ISRQ("limit past the size", EINVAL,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_LIMIT)->data = 17);
+	ISRQ("WR count attribute of 8 bytes", EINVAL,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_MAX_WR)->len = 8);
+	ISRQ("event file that is stdin", EBADF, ioc_obj(&q.c, UVERBS_ATTR_CREATE_SRQ_EVENT_FD, 0));
+	ISRQ("driver request of 32 bytes, the last non-zero", EINVAL,
+	     ioc_in(&q.c, UVERBS_ATTR_UHW_IN, junk, sizeof(junk)));
+	ISRQ("driver response at an unmapped address", EFAULT,
+	     ioc_find(&q.c, UVERBS_ATTR_UHW_OUT)->data = 0x20);
+	/* after sroce made the SRQ: the core destroys it again */
+	ISRQ("response WR count at an unmapped address", EFAULT,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR)->data = 0x30);
+	ISRQ("response SGE count at an unmapped address", EFAULT,
+	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE)->data = 0x40);
+	expect("no SRQ left behind by the refused creates", ioc_count(&x, UVERBS_OBJECT_SRQ), 0);
+
+	ISRQ("a good SRQ", 0);
+	h = ioc_srq_handle(&q);
+	if (!case_failed && (q.resp_wr < 16 || q.resp_sge < 2 || q.drv.ring.num_slots < 16))
+		bad("SRQ_CREATE: %u WRs of %u SGEs, a ring of %u", q.resp_wr, q.resp_sge,
+		    q.drv.ring.num_slots);
+	if (ring_map(&x, &q.drv.ring, &ring))
+		bad("mmap of the ioctl SRQ's ring: %s", strerror(errno));
+	qp = qp_new(&x, QPT_RC, pd, cq.handle, cq.handle, h);
+	expect("SRQ_DESTROY under a QP", ioc_srq_destroy(&x, h), EBUSY);
+	expect("SRQ_DESTROY of the QP's handle", ioc_srq_destroy(&x, qp.handle), EINVAL);
+	expect("DESTROY_QP", qp_destroy(&x, qp.handle), 0);
+	expect("SRQ_DESTROY", ioc_srq_destroy(&x, h), 0);
+	expect("SRQ_DESTROY twice", ioc_srq_destroy(&x, h), ENOENT);
+	expect("DESTROY_SRQ (write) after an ioctl destroy", srq_destroy(&x, h), ENOENT);
+	expect("no SRQ left", ioc_count(&x, UVERBS_OBJECT_SRQ), 0);
+	if (ring.base) {
+		memset(ring.base, 0x5a, ring.size);
+		munmap(ring.base, ring.size);
+	}
+	munmap(qp.sq.base, qp.sq.size);
+#undef ISRQ
+	ctx_close(&x);
+}
+
+/* CREATE_COMP_CHANNEL (write): its fd or -errno. */
+static int comp_channel(struct ctx *x)
+{
+	struct ib_uverbs_create_comp_channel_resp resp = { .fd = 0xffffffffu };
+	struct ib_uverbs_create_comp_channel c = { .response = (uintptr_t)&resp };
+	int err = CMD(x->fd, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL, c, sizeof(resp));
+
+	return err ? err : (int)resp.fd;
+}
+
+/* The next event on the event file @fd within @ms; true if one came. */
+static bool event_read(int fd, struct ib_uverbs_async_event_desc *ev, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return false;
+	return read(fd, ev, sizeof(*ev)) == sizeof(*ev);
+}
+
+/*
+ * Async event files made by ioctl (ASYNC_EVENT_ALLOC) and completion
+ * channels: a QP's events go to the file it was created with; an event
+ * file closed before its QP fails, or outliving its context, harms
+ * nothing; files of the wrong kind are refused.
+ */
+static void c_ioctl_events(void)
+{
+	struct ib_uverbs_async_event_desc ev;
+	struct ctx x = ctx_open();
+	uint32_t pd = pd_new(&x), events = 99;
+	struct cq cq = cq_new(&x, 8);
+	struct qp a, b;
+	struct ioc_cq qc;
+	struct ioc_qp q;
+	int efd, efd2, chan;
+
+	efd = ioc_async_alloc(&x);
+	efd2 = ioc_async_alloc(&x);
+	chan = comp_channel(&x);
+	if (efd < 0 || efd2 < 0 || chan < 0) {
+		bad("ASYNC_EVENT_ALLOC %d, again %d, CREATE_COMP_CHANNEL %d", efd, efd2, chan);
+		ctx_close(&x);
+		return;
+	}
+	if (fcntl(efd, F_SETFL, O_NONBLOCK))
+		setup_die("fcntl: %s", strerror(errno));
+	expect("read of an empty event file", read(efd, &ev, sizeof(ev)) < 0 ? -errno : 0, EAGAIN);
+
+	ioc_qp_build(&q, QPT_RC, pd, cq.handle);
+	ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_EVENT_FD, chan);
+	expect("QP_CREATE with a completion channel as event file", ioc_send(x.fd, &q.c), EBADF);
+	ioc_cq_build(&qc, 4);
+	ioc_obj(&qc.c, UVERBS_ATTR_CREATE_CQ_COMP_CHANNEL, efd);
+	expect("CQ_CREATE with an event file as channel", ioc_send(x.fd, &qc.c), EBADF);
+	ioc_cq_build(&qc, 4);
+	ioc_obj(&qc.c, UVERBS_ATTR_CREATE_CQ_EVENT_FD, chan);
+	expect("CQ_CREATE with a channel as event file", ioc_send(x.fd, &qc.c), EBADF);
+
+	/* a: events to efd; b: events to efd2, which is closed before b fails */
+	ioc_qp_build(&q, QPT_RC, pd, cq.handle);
+	ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_USER_HANDLE)->data = 0xa11ce;
+	ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_EVENT_FD, efd);
+	expect("QP_CREATE with its own event file", ioc_send(x.fd, &q.c), 0);
+	if (case_failed) {
+		ctx_close(&x);
+		return;
+	}
+	a = ioc_qp_take(&x, &q, QPT_RC);
+	ioc_qp_build(&q, QPT_RC, pd, cq.handle);
+	ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_USER_HANDLE)->data = 0xb0b;
+	ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_EVENT_FD, efd2);
+	expect("QP_CREATE with a second event file", ioc_send(x.fd, &q.c), 0);
+	if (case_failed) {
+		ctx_close(&x);
+		return;
+	}
+	b = ioc_qp_take(&x, &q, QPT_RC);
+	close(efd2);
+	qp_connect(&x, &a, b.qpn, 14);
+	qp_connect(&x, &b, a.qpn, 14);
+
+	/* an impossible producer index fails each QP with QP_FATAL */
+	set_prod(&a.sq, a.sq.n + 5);
+	set_prod(&b.sq, b.sq.n + 5);
+	expect("doorbell of a", sq_doorbell(&x, a.handle), 0);
+	expect("doorbell of b", sq_doorbell(&x, b.handle), 0);
+	if (!qp_wait_state(&x, a.handle, QPS_ERR, 20000) ||
+	    !qp_wait_state(&x, b.handle, QPS_ERR, 20000))
+		bad("the QPs are not in ERR after impossible producer indices");
+	if (!event_read(efd, &ev, 10000))
+		bad("no event on a's event file");
+	else if (ev.event_type != EV_QP_FATAL || ev.element != 0xa11ce)
+		bad("a's event file: event %u for %#llx", ev.event_type,
+		    (unsigned long long)ev.element);
+	if (event_read(x.async_fd, &ev, 500))
+		bad("event %u for %#llx on the context's event file", ev.event_type,
+		    (unsigned long long)ev.element);
+	expect("QP_DESTROY of a", ioc_qp_destroy(&x, a.handle, &events), 0);
+	if (!case_failed && events != 1)
+		bad("QP_DESTROY of a reports %u events", events);
+	expect("QP_DESTROY of b", ioc_qp_destroy(&x, b.handle, NULL), 0);
+	munmap(a.sq.base, a.sq.size);
+	munmap(a.rq.base, a.rq.size);
+	munmap(b.sq.base, b.sq.size);
+	munmap(b.rq.base, b.rq.size);
+
+	/* the event file and the channel outlive the context */
+	ctx_close(&x);
+	if (read(efd, &ev, sizeof(ev)) >= 0 || (errno != EAGAIN && errno != EIO))
+		bad("read of the event file after its context closed: %s",
+		    errno == EAGAIN || errno == EIO ? "an event" : strerror(errno));
+	close(efd);
+	close(chan);
+}
+
 /* Destroy by ioctl: objects of the wrong type, twice, busy; use after. */
 static void c_ioctl_objects(void)
 {
@@ -3302,6 +3774,9 @@ static const struct tcase cases[] = {
 	{ "ioctl_hdr", c_ioctl_hdr },
 	{ "ioctl_device", c_ioctl_device },
 	{ "ioctl_cq", c_ioctl_cq },
+	{ "ioctl_qp", c_ioctl_qp },
+	{ "ioctl_srq", c_ioctl_srq },
+	{ "ioctl_events", c_ioctl_events },
 	{ "ioctl_objects", c_ioctl_objects },
 	{ "ioctl_write", c_ioctl_write },
 	{ "ex_query", c_ex_query },
