@@ -128,7 +128,7 @@ static void sroce_resp_sched(struct sroce_qp *qp)
 	if (qp->dead)
 		return;
 	refcount_inc(&qp->ref);
-	if (!queue_work(sroce_wq, &qp->resp.work))
+	if (!queue_work(sroce_resp_wq, &qp->resp.work))
 		sroce_qp_put(qp);
 }
 
@@ -958,7 +958,7 @@ static void sroce_resp_flush_owed(struct sroce_qp *qp, int budget)
  *	ACKs and ACK/NAKs, in PSN order
  * @work: qp->resp.work; the work holds a QP reference
  *
- * Context: Process context (sroce_wq).
+ * Context: Process context (sroce_resp_wq, on the CPU that queued it).
  */
 void sroce_resp_work(struct work_struct *work)
 {

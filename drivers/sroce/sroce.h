@@ -807,6 +807,7 @@ static inline struct sroce_dev *sroce_qp_dev(struct sroce_qp *qp)
 	} while (0)
 
 extern struct workqueue_struct *sroce_wq;
+extern struct workqueue_struct *sroce_resp_wq;
 
 /* ah.c */
 int sroce_av_from_attr(struct sroce_dev *sdev, struct sroce_av *av,
