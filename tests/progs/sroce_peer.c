@@ -1133,6 +1133,43 @@ static int sc_dup_send(const struct vconf *c)
 }
 
 /*
+ * dup_middle - a Middle packet of a multi-packet SEND comes again while
+ * the SEND is still in progress (the wire duplicated it): the copy's PSN
+ * is behind the expected one, so it is a duplicate (9.7.5.1.1): not placed
+ * again, the message neither grows nor shifts, and its Last completes it
+ * whole.  A duplicate is acknowledged when it asks to be (AckReq), as
+ * sroce acknowledges any SEND/WRITE duplicate, with the newest PSN it has
+ * taken and the MSN of the last complete message; the first copy here
+ * does not ask (as a requester sends a Middle), the second does.
+ */
+static int sc_dup_middle(const struct vconf *c)
+{
+	uint32_t p = c->epsn, len = 2 * PMTU + 300;
+	const uint8_t *data = (const uint8_t *)msg;	/* 2348 of its bytes */
+	struct req r;
+
+	r = rq_send(OP_SEND_FIRST, p, data, PMTU);
+	r.ackreq = false;
+	TRY(req_send(&r));
+	r = rq_send(OP_SEND_MIDDLE, psn_add(p, 1), data + PMTU, PMTU);
+	r.ackreq = false;
+	TRY(req_send(&r));
+	TRY(req_send(&r));
+	TRY(expect_quiet("a First, a Middle and the Middle again, none with AckReq"));
+	r.ackreq = true;
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 1), 0, "the Middle again, with AckReq"));
+	TRY(expect_no_wc("the Middle twice again"));
+	r = rq_send(OP_SEND_LAST, psn_add(p, 2), data + 2 * PMTU, len - 2 * PMTU);
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 2), 1, "the Last"));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, len, false, 0, "the SEND"));
+	TRY(check_recv(0, data, len, "the SEND with a duplicate Middle"));
+	CHECK(vic.rbuf[len] == 0, "the SEND wrote past its %u bytes", len);
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
  * dup_read - a duplicate READ is answered again from the saved request
  * (9.7.5.1.4), from the PSN the duplicate carries: a duplicate of the
  * whole READ gets the whole response again, First to Last; one from the
@@ -2201,6 +2238,8 @@ static const struct scenario {
 	{ "read_replay_new_read", sc_read_replay_new_read,
 	  { .epsn = 0x1000, .rd_atomic = 1 }, "rx_drop_dup=1" },
 	{ "dup_send", sc_dup_send, { .epsn = 0x2000, .nrecv = 2 }, "rx_drop_dup=1" },
+	{ "dup_middle", sc_dup_middle, { .epsn = 0x2100, .nrecv = 1, .recv_len = 3 * PMTU },
+	  "rx_drop_dup=2" },
 	{ "dup_read", sc_dup_read, { .epsn = 0xfffffe, .rd_atomic = 2, .nrecv = 1 },
 	  "rx_drop_dup=2" },
 	{ "seq_gap", sc_seq_gap, { .epsn = 0x3000, .nrecv = 4 },
