@@ -985,7 +985,6 @@ void sroce_resp_reset(struct sroce_qp *qp)
 	resp->offset = 0;
 	resp->msn = 0;
 	resp->nak_sent = false;
-	resp->uc_drop = false;
 	resp->comm_est = false;
 	resp->last_wqe = false;
 	resp->last_opcode = SROCE_NO_OPCODE;

@@ -604,7 +604,6 @@ struct sroce_resp_ack {
  * @write_rkey: ... its key
  * @write_resid: ... bytes still expected
  * @write_len: ... its whole length
- * @uc_drop: UC: a packet was lost, drop the rest of the message
  * @comm_est: IB_EVENT_COMM_EST raised since the QP entered RTR
  * @last_wqe: IB_EVENT_QP_LAST_WQE_REACHED raised since the QP was reset
  * @res: max_dest_rd_atomic resources
@@ -630,7 +629,6 @@ struct sroce_resp {
 	u32 write_rkey;
 	u32 write_resid;
 	u32 write_len;
-	bool uc_drop;
 	bool comm_est;
 	bool last_wqe;
 	struct sroce_resp_res *res;
