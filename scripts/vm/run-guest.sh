@@ -51,6 +51,8 @@ esac
 # the harness looks for bad lines after it.
 cmdline="console=ttyS0 quiet panic=-1 panic_on_warn=1 oops=panic no_timer_check log_buf_len=32M"
 cmdline+=" sroce.src=$src $append"
+# More of it from the environment (make check-debug: no5lvl).
+[ -z "${SROCE_GUEST_APPEND:-}" ] || cmdline+=" $SROCE_GUEST_APPEND"
 # A kernel whose modules are not the host's (make check-debug): stage 2
 # mounts them over /lib/modules.
 [ -z "${SROCE_MODROOT:-}" ] || cmdline+=" sroce.modules=$SROCE_MODROOT/lib/modules"
