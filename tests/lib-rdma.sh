@@ -378,11 +378,19 @@ pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
 # rping_pair [N [ADDR]]: N pings (default 1000) to ADDR (default the
 # server's address, RDMA_IP1); the client verifies every one (-V: the data
 # read back matches) and both ends must have seen them all.
+# RPING_LINGER=MS: the client keeps its QP, and so its rdma_cm ID, MS
+# milliseconds after it disconnects (tests/progs/sroce_linger.c), for a
+# wire that loses packets: rping destroys both right after
+# rdma_disconnect(), and CM stops resending the DREQ of a destroyed ID, so
+# one lost DREQ would leave the server waiting for the disconnect forever.
+# CM resends a DREQ after about 5 s (rdma_cm's CM response timeout).
 rping_pair() {
-	local n=${1:-1000} addr=${2:-$RDMA_IP1} got
+	local n=${1:-1000} addr=${2:-$RDMA_IP1} got wrap=()
+	[ -z "${RPING_LINGER:-}" ] ||
+		wrap=(env LD_PRELOAD="$SROCE_PROGS/libsroce_linger.so" SROCE_LINGER_MS="$RPING_LINGER")
 	srv_start rping rping -s -a "$addr" -v -C "$n"
 	srv_wait_cm 7174
-	cli_run rping rping -c -a "$addr" -v -V -C "$n"
+	cli_run rping "${wrap[@]}" rping -c -a "$addr" -v -V -C "$n"
 	srv_finish
 	got=$(pings "$CLI_LOG" "")
 	[ "$got" = "$n" ] || fail "rping $addr: the client saw $got distinct pings, expected $n"

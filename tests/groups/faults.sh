@@ -8,7 +8,9 @@
 # RC traffic must still deliver every byte right and complete every work
 # request: sroce_rc_test's data cases (each checks the data byte for byte
 # and every completion; tests/progs/sroce_rc_test.c), ibv_rc_pingpong -c,
-# rping -V, and NVMe-oF with fio verify=crc32c.  Each test also reads the
+# rping -V, and NVMe-oF with fio verify=crc32c.  UD and UC traffic may lose
+# messages, as those transports allow, but never deliver a wrong one
+# (sroce_ud_test's lossy cases).  Each test also reads the
 # devices' counters to show that the fault really happened and was dealt
 # with the way it should be (a test on a link netem left alone would prove
 # nothing).
@@ -64,14 +66,40 @@ show_counters() {
 	done
 }
 
+# unreliable_cases: UD datagrams and UC messages over the same wire
+# (sroce_ud_test's lossy cases with -L): each one that arrives must be one
+# that was sent, whole and unchanged (a UC message never part of one or
+# pieces of two); they may be lost, or arrive twice, as the unreliable
+# transports allow, but at least half must arrive.
+unreliable_cases() {
+	local prog=$SROCE_PROGS/sroce_ud_test rc=0
+	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
+	printf '+ %s\n' "$prog -d $RDMA_DEV1 -D $RDMA_DEV2 -g $RDMA_GID1 -G $RDMA_GID2 -t lossy_ud,lossy_uc -L" >&2
+	timeout -k 5 600 "${RDMA_NS1[@]}" "$prog" -d "$RDMA_DEV1" -D "$RDMA_DEV2" \
+		-g "$RDMA_GID1" -G "$RDMA_GID2" -t lossy_ud,lossy_uc -L >/tmp/lossy 2>&1 || rc=$?
+	cat /tmp/lossy
+	[ $rc != 124 ] || fail "sroce_ud_test timed out"
+	if grep -q ': FAIL' /tmp/lossy; then
+		fail "sroce_ud_test: $(grep ': FAIL' /tmp/lossy | tr '\n' ' ')"
+	fi
+	[ $rc = 0 ] || fail "sroce_ud_test exited with status $rc"
+	[ "$(grep -cE '^lossy_u[dc]: pass' /tmp/lossy)" = 2 ] ||
+		fail "sroce_ud_test: lossy_ud and lossy_uc did not both pass"
+}
+
 # faulty_traffic: the verified RC traffic, each program failing the test
-# on a wrong byte, a missing or wrong completion, or a timeout.
+# on a wrong byte, a missing or wrong completion, or a timeout; then UD
+# and UC.
 faulty_traffic() {
 	rc_cases -t "$FAULT_CASES" -m 1024
+	unreliable_cases
 	# Each end keeps its QP 3 s after its last iteration: on a lossy wire
 	# the other end may have to resend its last SEND (lib-rdma.sh).
 	PP_LINGER=3000 pingpong rc_pingpong ibv_rc_pingpong
-	rping_pair 100
+	# The client keeps its rdma_cm ID until CM has resent a lost DREQ
+	# twice (lib-rdma.sh; without it faults/loss failed once: the server
+	# never saw the disconnect).
+	RPING_LINGER=10000 rping_pair 100
 	show_counters
 }
 

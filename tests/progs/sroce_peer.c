@@ -630,8 +630,9 @@ static int psn_index(uint32_t psn, uint32_t first, uint32_t n)
  * the middle of a READ's PSN range), so it starts with a Middle packet.
  * Packets may come out of order: a veth hands each packet to the receive
  * backlog of the CPU that sent it, and sroce sends a long response partly
- * from the receive path and partly from its work, on another CPU (counted
- * in peer.reordered, and reported, not failed).
+ * from the receive path and partly from its work, which runs on the same
+ * CPU but need not: a later request arriving on another CPU may send the
+ * rest (counted in peer.reordered, and reported, not failed).
  */
 static int take_read_pkt(const struct rsp *r, uint32_t first, uint32_t n, uint32_t off,
 			 uint32_t total, uint32_t msn, bool mid, bool *got, uint32_t *next,

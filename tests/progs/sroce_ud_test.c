@@ -3,7 +3,7 @@
  * sroce_ud_test - the UD transport's rules, tested from one process.
  *
  * usage: sroce_ud_test -d DEV1 [-D DEV2] -g GIDIDX [-G GIDIDX2] [-t CASE,...]
- *                      [-x CASE,...] [-p PSN] [-l]
+ *                      [-x CASE,...] [-p PSN] [-L] [-l]
  *
  * Side A (DEV1, GID index GIDIDX) sends, side B (DEV2, or DEV1 again:
  * loopback) receives.  Both GIDs must be of one family: IPv4-mapped or
@@ -28,6 +28,19 @@
  *                   sends to QPN 0xffffff; once one is detached only the
  *                   other does, and once both are, neither; a QP still
  *                   attached cannot be destroyed
+ *   lossy_ud        200 datagrams of 8 bytes up to the path MTU, in bursts
+ *                   of 4, each carrying its number, its length and a
+ *                   pattern of its number: every one that arrives must be
+ *                   one that was sent, whole and unchanged, from A's QP;
+ *                   without -L every one must arrive exactly once, with -L
+ *                   (a lossy wire: the faults group) a datagram may be lost
+ *                   or arrive twice, as UD allows, but at least half of
+ *                   them must arrive
+ *   lossy_uc        the same over a UC QP pair with SENDs of 8 to 3000
+ *                   bytes (up to 3 packets at MTU 1024): a message that
+ *                   arrives must be exactly one sent message, never part
+ *                   of one or pieces of two; loss (and a repeat, counted)
+ *                   only with -L
  *   uc_psn_gap      (UC, needs -p) the network drops the packet with PSN
  *                   -p (the test group sets up the drop): a 3-packet SEND
  *                   starting at PSN -p minus 1 is lost entirely, the next
@@ -60,6 +73,7 @@ static struct {
 	const char *only;
 	const char *exclude;
 	long gap_psn;
+	bool lossy;		/* -L: the wire may lose and repeat packets */
 } opt = { .gidx = { -1, -1 }, .gap_psn = -1 };
 
 static char why[512];
@@ -91,11 +105,16 @@ struct ep {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	uint8_t *buf;		/* NRECV receive slots, then the send buffer */
+	uint8_t *buf;		/* EP_BUF bytes: NRECV receive slots, then send areas */
 };
 
 #define SLOT (GRH_BYTES + MAX_MSG)
 #define SEND_OFF (NRECV * SLOT)
+#define LOSSY_BURST 4		/* messages in flight in the lossy cases */
+/* An endpoint's buffer: the receive slots, then a send area per message
+ * in flight, then one guard byte.
+ */
+#define EP_BUF (SEND_OFF + LOSSY_BURST * MAX_MSG + 1)
 
 static long long now_ms(void)
 {
@@ -139,10 +158,10 @@ static int ep_new(struct ep *e, struct side *s, uint32_t qkey)
 
 	memset(e, 0, sizeof(*e));
 	e->s = s;
-	e->buf = calloc(1, SEND_OFF + MAX_MSG + 1);
+	e->buf = calloc(1, EP_BUF);
 	if (!e->buf)
 		return failf("out of memory");
-	e->mr = ibv_reg_mr(s->pd, e->buf, SEND_OFF + MAX_MSG + 1,
+	e->mr = ibv_reg_mr(s->pd, e->buf, EP_BUF,
 			   IBV_ACCESS_LOCAL_WRITE);
 	if (!e->mr)
 		return failf("ibv_reg_mr: %s", strerror(errno));
@@ -609,35 +628,46 @@ static int uc_post(struct ep *e, struct ep *peer, enum ibv_wr_opcode op,
 	return expect_send_done(e, IBV_WC_SUCCESS);
 }
 
+/*
+ * A UC QP pair: @a on side A, @b on side B, each with its own buffer, MR
+ * (B's open to remote writes) and CQ, connected both ways from @psn.  The
+ * caller frees both with ep_free(), also on failure.
+ */
+static int uc_pair(struct ep *a, struct ep *b, uint32_t psn)
+{
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	a->s = &sides[0];
+	b->s = &sides[1];
+	if (sides[0].mtu < 1024 || sides[1].mtu < 1024)
+		return failf("UC needs a path MTU of 1024");
+	a->buf = calloc(1, EP_BUF);
+	b->buf = calloc(1, EP_BUF);
+	if (!a->buf || !b->buf)
+		return failf("out of memory");
+	a->mr = ibv_reg_mr(a->s->pd, a->buf, EP_BUF, IBV_ACCESS_LOCAL_WRITE);
+	b->mr = ibv_reg_mr(b->s->pd, b->buf, EP_BUF,
+			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	a->cq = ibv_create_cq(a->s->ctx, 2 * NRECV, NULL, NULL, 0);
+	b->cq = ibv_create_cq(b->s->ctx, 2 * NRECV, NULL, NULL, 0);
+	if (!a->mr || !b->mr || !a->cq || !b->cq)
+		return failf("MR/CQ: %s", strerror(errno));
+	if (uc_create(a) || uc_create(b) || uc_up(a, b, psn) || uc_up(b, a, psn))
+		return -1;
+	return 0;
+}
+
 static int case_uc_psn_gap(struct pair *p)
 {
 	uint32_t psn = (uint32_t)opt.gap_psn - 1, len = 3000;
 	long long before = counter(&sides[1], "rx_drop_uc"), after;
-	struct ep a = { .s = &sides[0] }, b = { .s = &sides[1] };
+	struct ep a, b;
 	int ret = -1;
 
 	(void)p;
 	if (opt.gap_psn < 1)
 		return SKIP;
-	if (sides[0].mtu < 1024 || sides[1].mtu < 1024)
-		return failf("the case needs a path MTU of 1024");
-	a.buf = calloc(1, SEND_OFF + MAX_MSG + 1);
-	b.buf = calloc(1, SEND_OFF + MAX_MSG + 1);
-	if (!a.buf || !b.buf) {
-		failf("out of memory");
-		goto out;
-	}
-	a.mr = ibv_reg_mr(a.s->pd, a.buf, SEND_OFF + MAX_MSG + 1, IBV_ACCESS_LOCAL_WRITE);
-	b.mr = ibv_reg_mr(b.s->pd, b.buf, SEND_OFF + MAX_MSG + 1,
-			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
-	a.cq = ibv_create_cq(a.s->ctx, 2 * NRECV, NULL, NULL, 0);
-	b.cq = ibv_create_cq(b.s->ctx, 2 * NRECV, NULL, NULL, 0);
-	if (!a.mr || !b.mr || !a.cq || !b.cq) {
-		failf("MR/CQ: %s", strerror(errno));
-		goto out;
-	}
-	if (uc_create(&a) || uc_create(&b) ||
-	    uc_up(&a, &b, psn) || uc_up(&b, &a, psn))
+	if (uc_pair(&a, &b, psn))
 		goto out;
 	if (post_recv(&b, 0) || post_recv(&b, 1) || post_recv(&b, 2))
 		goto out;
@@ -665,6 +695,186 @@ out:
 	return ret;
 }
 
+/* --- the lossy cases ---------------------------------------------------------- */
+
+#define LOSSY_N 200
+#define LOSSY_QUIET_MS 400	/* a burst's stragglers are waited for this long */
+#define LOSSY_UC_MAX 3000
+
+/* One lossy run: messages from @tx to @rx, UD (through @ah) or UC. */
+struct lossy {
+	struct ep *tx, *rx;
+	struct ibv_ah *ah;	/* UD only */
+	bool ud;
+	uint32_t max;		/* the longest message */
+	uint32_t copies[LOSSY_N];	/* how often each message arrived */
+};
+
+static uint32_t lossy_len(const struct lossy *l, uint32_t k)
+{
+	return 8 + (k * 997u) % (l->max - 7);
+}
+
+static uint8_t lossy_byte(uint32_t k, uint32_t i)
+{
+	return (uint8_t)(k * 31 + i * 7 + 1);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* Post message @k from send area @area (signaled). */
+static int lossy_post(struct lossy *l, uint32_t k, uint32_t area)
+{
+	uint32_t len = lossy_len(l, k), i;
+	uint8_t *p = l->tx->buf + SEND_OFF + area * MAX_MSG;
+	struct ibv_sge sge = { .addr = (uintptr_t)p, .length = len, .lkey = l->tx->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = k, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED,
+	};
+	struct ibv_send_wr *bad;
+
+	if (l->ud) {
+		wr.wr.ud.ah = l->ah;
+		wr.wr.ud.remote_qpn = l->rx->qp->qp_num;
+		wr.wr.ud.remote_qkey = QKEY;
+	}
+	for (i = 0; i < len; i++)
+		p[i] = lossy_byte(k, i);
+	memcpy(p, &k, 4);
+	memcpy(p + 4, &len, 4);
+	if (ibv_post_send(l->tx->qp, &wr, &bad))
+		return failf("ibv_post_send of message %u: %s", k, strerror(errno));
+	return 0;
+}
+
+/* A receive completion: one whole message that was sent; then repost. */
+static int lossy_check(struct lossy *l, const struct ibv_wc *wc)
+{
+	const uint8_t *p = l->rx->buf + wc->wr_id * SLOT;
+	uint32_t len = wc->byte_len, k, i;
+
+	if (wc->status != IBV_WC_SUCCESS)
+		return failf("a receive completed with %s", ibv_wc_status_str(wc->status));
+	if (wc->opcode != IBV_WC_RECV)
+		return failf("a receive completion has opcode %d", wc->opcode);
+	if (l->ud) {
+		if (len < GRH_BYTES + 8 || wc->src_qp != l->tx->qp->qp_num)
+			return failf("a datagram of %u bytes from QP 0x%x", len, wc->src_qp);
+		p += GRH_BYTES;
+		len -= GRH_BYTES;
+	}
+	if (len < 8)
+		return failf("a message of %u bytes", len);
+	k = get32(p);
+	if (k >= LOSSY_N || get32(p + 4) != len || len != lossy_len(l, k))
+		return failf("a message of %u bytes says it is number %u of %u bytes", len, k,
+			     get32(p + 4));
+	for (i = 8; i < len; i++)
+		if (p[i] != lossy_byte(k, i))
+			return failf("byte %u of message %u (%u bytes) differs", i, k, len);
+	l->copies[k]++;
+	return post_recv(l->rx, (int)wc->wr_id);
+}
+
+/* Receive completions until @want more arrived or none for LOSSY_QUIET_MS. */
+static int lossy_drain(struct lossy *l, unsigned int want)
+{
+	unsigned int got = 0;
+	struct ibv_wc wc;
+	int n;
+
+	while (got < want) {
+		n = poll_one(l->rx, &wc, LOSSY_QUIET_MS);
+		if (n <= 0)
+			return n;
+		if (lossy_check(l, &wc))
+			return -1;
+		got++;
+	}
+	return 0;
+}
+
+static int lossy_run(struct lossy *l, const char *name)
+{
+	unsigned int delivered = 0, twice = 0, n, j;
+	uint32_t k;
+
+	for (k = 0; k < LOSSY_N; k += n) {
+		n = LOSSY_N - k < LOSSY_BURST ? LOSSY_N - k : LOSSY_BURST;
+		for (j = 0; j < n; j++)
+			if (lossy_post(l, k + j, j))
+				return -1;
+		for (j = 0; j < n; j++)
+			if (expect_send_done(l->tx, IBV_WC_SUCCESS))
+				return -1;
+		if (lossy_drain(l, n))
+			return -1;
+	}
+	if (lossy_drain(l, ~0u))	/* late and repeated ones */
+		return -1;
+	for (k = 0; k < LOSSY_N; k++) {
+		delivered += l->copies[k] > 0;
+		twice += l->copies[k] > 1;
+	}
+	printf("%s: %u of %u messages arrived, %u more than once\n", name, delivered, LOSSY_N,
+	       twice);
+	if (!opt.lossy && (delivered != LOSSY_N || twice))
+		return failf("on a clean wire %u of %u arrived, %u more than once", delivered,
+			     LOSSY_N, twice);
+	if (delivered < LOSSY_N / 2)
+		return failf("only %u of %u messages arrived", delivered, LOSSY_N);
+	return 0;
+}
+
+static int case_lossy_ud(struct pair *p)
+{
+	struct lossy *l = calloc(1, sizeof(*l));
+	int ret;
+
+	if (!l)
+		return failf("out of memory");
+	l->tx = &p->a;
+	l->rx = &p->b;
+	l->ah = p->ah;
+	l->ud = true;
+	l->max = (uint32_t)(sides[0].mtu < sides[1].mtu ? sides[0].mtu : sides[1].mtu);
+	ret = lossy_run(l, "lossy_ud");
+	free(l);
+	return ret;
+}
+
+static int case_lossy_uc(struct pair *p)
+{
+	struct lossy *l = calloc(1, sizeof(*l));
+	struct ep a, b;
+	int ret = -1, i;
+
+	(void)p;
+	if (!l)
+		return failf("out of memory");
+	if (uc_pair(&a, &b, 0x800))
+		goto out;
+	for (i = 0; i < NRECV; i++)
+		if (post_recv(&b, i))
+			goto out;
+	l->tx = &a;
+	l->rx = &b;
+	l->max = LOSSY_UC_MAX;
+	ret = lossy_run(l, "lossy_uc");
+out:
+	ep_free(&a);
+	ep_free(&b);
+	free(l);
+	return ret;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(struct pair *p);
@@ -675,6 +885,8 @@ static const struct {
 	{ "qkey", case_qkey, QKEY + 5 },
 	{ "privileged_qkey", case_privileged_qkey, QKEY },
 	{ "mcast", case_mcast, QKEY + 5 },
+	{ "lossy_ud", case_lossy_ud, QKEY },
+	{ "lossy_uc", case_lossy_uc, QKEY },
 	{ "uc_psn_gap", case_uc_psn_gap, QKEY },
 };
 
@@ -705,7 +917,7 @@ int main(int argc, char **argv)
 	int c, ret, failed = 0;
 	struct pair p;
 
-	while ((c = getopt(argc, argv, "d:D:g:G:t:x:p:l")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:t:x:p:Ll")) != -1) {
 		switch (c) {
 		case 'd': opt.dev[0] = optarg; break;
 		case 'D': opt.dev[1] = optarg; break;
@@ -714,12 +926,13 @@ int main(int argc, char **argv)
 		case 't': opt.only = optarg; break;
 		case 'x': opt.exclude = optarg; break;
 		case 'p': opt.gap_psn = strtol(optarg, NULL, 0); break;
+		case 'L': opt.lossy = true; break;
 		case 'l':
 			for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 				printf("%s\n", cases[i].name);
 			return 0;
 		default:
-			fprintf(stderr, "usage: %s -d DEV1 [-D DEV2] -g GIDIDX [-G GIDIDX2] [-t CASE,...] [-x CASE,...] [-p PSN] [-l]\n",
+			fprintf(stderr, "usage: %s -d DEV1 [-D DEV2] -g GIDIDX [-G GIDIDX2] [-t CASE,...] [-x CASE,...] [-p PSN] [-L] [-l]\n",
 				argv[0]);
 			return 2;
 		}
