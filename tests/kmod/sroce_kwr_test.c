@@ -788,8 +788,8 @@ static void test_fastreg(const char *t, unsigned int npages,
 		goto out;
 	pr_info("%s: pass\n", t);
 out:
-	kwr_pair_destroy(&p);
 	kwr_fr_free(&fr, dev_b);
+	kwr_pair_destroy(&p);
 	return;
 out_pair:
 	kwr_pair_destroy(&p);
@@ -821,8 +821,8 @@ static void test_local_inv_and_rotate(void)
 			NULL))
 		goto out;
 	/* b's QP is in error now: start over with a new pair. */
-	kwr_pair_destroy(&p);
 	kwr_fr_free(&fr, dev_b);
+	kwr_pair_destroy(&p);
 	if (!kwr_pair_create(t, &p, 0))
 		return;
 	if (!kwr_fr_alloc(t, &fr, p.b.pd, 4, 0, 0, 0, 4))
@@ -852,8 +852,8 @@ static void test_local_inv_and_rotate(void)
 		goto out;
 	pr_info("%s: pass\n", t);
 out:
-	kwr_pair_destroy(&p);
 	kwr_fr_free(&fr, dev_b);
+	kwr_pair_destroy(&p);
 	return;
 out_pair:
 	kwr_pair_destroy(&p);
@@ -887,8 +887,8 @@ static void test_write_after_local_inv(void)
 		goto out;
 	pr_info("%s: pass\n", t);
 out:
-	kwr_pair_destroy(&p);
 	kwr_fr_free(&fr, dev_b);
+	kwr_pair_destroy(&p);
 	return;
 out_pair:
 	kwr_pair_destroy(&p);
@@ -943,10 +943,10 @@ static void test_send_with_inv(void)
 		goto out;
 	pr_info("%s: pass\n", t);
 out:
+	kwr_fr_free(&fr, dev_b);
 	kwr_pair_destroy(&p);
 	kwr_buf_free(&sbuf);
 	kwr_buf_free(&rbuf);
-	kwr_fr_free(&fr, dev_b);
 	return;
 out_pair:
 	kwr_pair_destroy(&p);
@@ -1010,9 +1010,9 @@ static void test_atomics(void)
 	}
 	pr_info("%s: pass\n", t);
 out:
+	kwr_fr_free(&fr, dev_b);
 	kwr_pair_destroy(&p);
 	kwr_buf_free(&res);
-	kwr_fr_free(&fr, dev_b);
 	return;
 out_pair:
 	kwr_pair_destroy(&p);
@@ -1038,8 +1038,8 @@ static void test_remote_access_errors(void)
 	    !check(t, !memchr_inv(sg_virt(&fr.sg[0]), 0, 64),
 		   "a refused write changed memory"))
 		goto out;
-	kwr_pair_destroy(&p);
 	kwr_fr_free(&fr, dev_b);
+	kwr_pair_destroy(&p);
 
 	/* Past the end of the region: refused. */
 	if (!kwr_pair_create(t, &p, 0))
@@ -1055,8 +1055,8 @@ static void test_remote_access_errors(void)
 		goto out;
 	pr_info("%s: pass\n", t);
 out:
-	kwr_pair_destroy(&p);
 	kwr_fr_free(&fr, dev_b);
+	kwr_pair_destroy(&p);
 	return;
 out_pair:
 	kwr_pair_destroy(&p);
@@ -1108,8 +1108,8 @@ static void test_local_errors(void)
 		goto out;
 	pr_info("%s: pass\n", t);
 out:
-	kwr_pair_destroy(&p);
 	kwr_fr_free(&fr, dev_b);
+	kwr_pair_destroy(&p);
 	if (other)
 		ib_dealloc_pd(other);
 	kwr_buf_free(&buf);
