@@ -199,8 +199,13 @@ int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 /**
  * sroce_dealloc_pd() - ib_device_ops.dealloc_pd
- * @ibpd: the PD; the core guarantees no object uses it any more
+ * @ibpd: the PD
  * @udata: unused
+ *
+ * uverbs destroys a user PD only once no object uses it; a kernel ULP must
+ * destroy the PD's objects first itself: ib_core does not check, and
+ * writes to the freed PD when a forgotten MR goes (KASAN caught a test
+ * module doing that).
  *
  * Context: Process context.
  * Return: 0.
