@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # sroce-test: where=guest order=56
 #
-# A scripted RC peer: tests/progs/sroce_peer makes a victim RC QP on
+# A scripted peer: tests/progs/sroce_peer makes a victim RC (or UC) QP on
 # sroce2 and plays the other end of its connection itself, packet by
 # packet, from a plain UDP socket on port 4791 in the other namespace (no
 # sroce device there, so the port is free).  Each scenario sends exactly
@@ -11,7 +11,9 @@
 # answers.  The req_* scenarios make the victim the requester: the peer
 # checks every request it sends (a resend byte for byte the first one, and
 # timed) and answers with crafted ACKs, NAKs, silence, READ and atomic
-# responses.  Each scenario checks the victim's completions, QP state and
+# responses.  The uc_* scenarios make the victim a UC QP, which must answer
+# nothing and lose only the messages whose packets went missing.  Each
+# scenario checks the victim's completions, QP state and
 # async events, and sroce2's counters (the list and the rules are in
 # sroce_peer.c).  req_ack_timeout raises the module parameter
 # min_ack_timeout for a while and restores it.

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * sroce_peer - plays the far end of an RC connection packet by packet.
+ * sroce_peer - plays the far end of an RC or UC connection packet by packet.
  *
  * usage: sroce_peer -d DEV -g GIDINDEX -t VICTIM_IP -a PEER_IP [-N NETNS]
  *                   [-s NAME[,NAME...]] [-q QUIET_MS] [-T TIMEOUT_MS] [-v]
  *        sroce_peer -l
  *
- * The victim is an RC QP on the sroce device DEV, made through libibverbs
- * (PD, CQ, memory regions with known contents, receive WQEs as the
- * scenario wants), brought to RTS with its destination = PEER_IP (GID index
+ * The victim is an RC (or UC) QP on the sroce device DEV, made through
+ * libibverbs (PD, CQ, memory regions with known contents, receive WQEs as
+ * the scenario wants), brought to RTS with its destination = PEER_IP (GID index
  * GIDINDEX is its own address, VICTIM_IP) and a QPN the peer claims, path
  * MTU 1024.  The peer is a plain UDP socket bound to PEER_IP port 4791,
  * opened inside the network namespace NETNS (a path such as
@@ -31,7 +31,11 @@
  * ACKs, silence (local ACK timeout, retries exhausted), PSN sequence, RNR
  * and remote error NAKs, ACKs for PSNs never sent or long acknowledged,
  * READ responses with a gap or of the wrong length, a plain ACK for an
- * atomic, a READ response acknowledging the SENDs before it.
+ * atomic, a READ response acknowledging the SENDs before it.  In the uc_*
+ * scenarios the victim is a UC QP: messages cut short by lost packets,
+ * no receive posted, bad keys, a SEND too long, a repeated Only, other
+ * transports' opcodes (the peer checks that sroce answers none of them),
+ * and the victim as a UC requester.
  *
  * Each scenario runs on a fresh victim QP and CQ and prints one line,
  * "NAME: pass" or "NAME: FAIL what differed".  Besides the packets it
@@ -258,6 +262,21 @@ struct req {
 	uint32_t len;
 };
 
+/*
+ * The transport bits of the victim's opcodes, for the scenario running:
+ * 0 (RC) or UC_OPS.  Requests are built from the RC opcode names; UC() is
+ * the same operation on UC.
+ */
+#define UC_OPS 0x20
+#define UC(op) ((uint8_t)((op) | UC_OPS))
+static uint8_t tport;
+
+/* The operation of an RC or UC opcode (UC's are RC's + 0x20). */
+static uint8_t op_base(uint8_t op)
+{
+	return op < 0x40 ? op & 0x1f : op;
+}
+
 static bool op_has_aeth(uint8_t op)
 {
 	return op == OP_READ_RESP_FIRST || op == OP_READ_RESP_LAST || op == OP_READ_RESP_ONLY ||
@@ -266,12 +285,14 @@ static bool op_has_aeth(uint8_t op)
 
 static bool op_has_reth(uint8_t op)
 {
+	op = op_base(op);
 	return op == OP_WRITE_FIRST || op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM ||
 	       op == OP_READ_REQ;
 }
 
 static bool op_has_imm(uint8_t op)
 {
+	op = op_base(op);
 	return op == OP_SEND_LAST_IMM || op == OP_SEND_ONLY_IMM || op == OP_WRITE_LAST_IMM ||
 	       op == OP_WRITE_ONLY_IMM;
 }
@@ -677,6 +698,7 @@ static int expect_read(uint32_t first, uint32_t off, uint32_t total, uint32_t ms
 
 /* What a scenario wants of its victim QP. */
 struct vconf {
+	bool uc;		/* a UC QP (else RC) */
 	uint32_t epsn;		/* the victim's expected PSN (rq_psn) */
 	uint32_t sq_psn;
 	uint8_t rd_atomic;	/* max_dest_rd_atomic */
@@ -768,12 +790,13 @@ static int qp_modify(struct ibv_qp_attr *a, int mask, const char *what)
 static int vic_up(const struct vconf *c)
 {
 	struct ibv_qp_init_attr ia = {
-		.qp_type = IBV_QPT_RC,
+		.qp_type = c->uc ? IBV_QPT_UC : IBV_QPT_RC,
 		.cap = { .max_send_wr = 16, .max_recv_wr = RECV_SLOTS, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
 	struct ibv_qp_attr a;
 	unsigned int i;
+	int mask;
 
 	vic.cq = ibv_create_cq(vic.ctx, 64, NULL, NULL, 0);
 	if (!vic.cq)
@@ -786,7 +809,8 @@ static int vic_up(const struct vconf *c)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+	a.qp_access_flags = c->uc ? IBV_ACCESS_REMOTE_WRITE :
+			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			    IBV_ACCESS_REMOTE_ATOMIC;
 	TRY(qp_modify(&a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 		      "INIT"));
@@ -806,14 +830,18 @@ static int vic_up(const struct vconf *c)
 	a.ah_attr.grh.sgid_index = (uint8_t)opt.gid_index;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
-	TRY(qp_modify(&a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER, "RTR"));
+	mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+	if (!c->uc)	/* UC has neither READs, atomics nor RNR NAKs */
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	TRY(qp_modify(&a, mask, "RTR"));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = c->sq_psn;
+	if (c->uc)	/* nor ACKs: no timeout, no retries */
+		return qp_modify(&a, IBV_QP_STATE | IBV_QP_SQ_PSN, "RTS");
 	a.timeout = c->req_attrs ? c->timeout : 14;
 	a.retry_cnt = c->req_attrs ? c->retry_cnt : 7;
 	a.rnr_retry = c->req_attrs ? c->rnr_retry : 7;
-	a.sq_psn = c->sq_psn;
 	a.max_rd_atomic = 1;
 	return qp_modify(&a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
@@ -948,7 +976,8 @@ static const char *const cnt_names[] = {
 	"rx_drop_short", "rx_drop_header", "rx_drop_icrc", "rx_drop_opcode", "rx_drop_no_qp",
 	"rx_drop_qp_type", "rx_drop_qp_state", "rx_drop_address", "rx_drop_pkey",
 	"rx_drop_resp", "rx_dup_resp", "retransmits", "timeouts", "seq_naks_rcvd",
-	"rnr_naks_rcvd", "err_naks_rcvd", "rx_packets", "tx_packets",
+	"rnr_naks_rcvd", "err_naks_rcvd", "rx_drop_uc", "rx_drop_no_recv", "rx_packets",
+	"tx_packets",
 };
 #define NCNT (sizeof(cnt_names) / sizeof(cnt_names[0]))
 
@@ -1475,8 +1504,11 @@ struct inreq {
 	uint8_t raw[MAX_PKT + 64];
 };
 
+/* A request of the victim's transport (UC: SENDs and WRITEs only). */
 static bool op_is_request(uint8_t op)
 {
+	if (tport == UC_OPS)
+		return op >= UC(OP_SEND_FIRST) && op <= UC(OP_WRITE_ONLY_IMM);
 	return op <= OP_READ_REQ || op == OP_CMP_SWAP || op == OP_FETCH_ADD;
 }
 
@@ -1499,8 +1531,8 @@ static int inreq_parse(struct inreq *r, uint16_t sport)
 	r->op = p[0];
 	r->psn = get32(p + 8) & 0xffffff;
 	r->ackreq = p[8] & 0x80;
-	CHECK(op_is_request(r->op), "sroce sent opcode 0x%02x (psn 0x%06x), not an RC request",
-	      r->op, r->psn);
+	CHECK(op_is_request(r->op), "sroce sent opcode 0x%02x (psn 0x%06x), not an %s request",
+	      r->op, r->psn, tport ? "UC" : "RC");
 	TRY(hdr_check(p, r->n, sport));
 	CHECK(!(get32(p + 8) & 0x7f000000), "op 0x%02x psn 0x%06x: reserved BTH bits set", r->op,
 	      r->psn);
@@ -1564,20 +1596,24 @@ static int expect_inreq(struct inreq *r, uint8_t op, uint32_t psn, const char *w
 /* The opcode of packet @i of @n of a SEND (or, with @write, an RDMA WRITE). */
 static uint8_t msg_op(bool write, uint32_t i, uint32_t n)
 {
+	uint8_t op;
+
 	if (n == 1)
-		return write ? OP_WRITE_ONLY : OP_SEND_ONLY;
-	if (!i)
-		return write ? OP_WRITE_FIRST : OP_SEND_FIRST;
-	if (i == n - 1)
-		return write ? OP_WRITE_LAST : OP_SEND_LAST;
-	return write ? OP_WRITE_MIDDLE : OP_SEND_MIDDLE;
+		op = write ? OP_WRITE_ONLY : OP_SEND_ONLY;
+	else if (!i)
+		op = write ? OP_WRITE_FIRST : OP_SEND_FIRST;
+	else if (i == n - 1)
+		op = write ? OP_WRITE_LAST : OP_SEND_LAST;
+	else
+		op = write ? OP_WRITE_MIDDLE : OP_SEND_MIDDLE;
+	return op | tport;
 }
 
 /*
  * A SEND or RDMA WRITE message, or its tail from packet @from on (a
  * resend): the packets of PSNs @psn + @from .. in order, each with its
  * opcode, the bytes of the victim's buffer at @off, PMTU-sized but the
- * last, AckReq on the last only, a WRITE's RETH (REMOTE_VA, REMOTE_RKEY,
+ * last, AckReq on the last only (RC; never on UC), a WRITE's RETH (REMOTE_VA, REMOTE_RKEY,
  * @len) on its First or Only.
  */
 static int expect_msg(bool write, uint32_t psn, uint32_t from, uint32_t off, uint32_t len,
@@ -1594,8 +1630,8 @@ static int expect_msg(bool write, uint32_t psn, uint32_t from, uint32_t off, uin
 		CHECK(r.len == want && !memcmp(r.data, vic.buf + off + i * PMTU, want),
 		      "%s: %s, want %u bytes of the victim's buffer at %u", what, inreq_str(&r),
 		      want, off + i * PMTU);
-		CHECK(r.ackreq == (i == n - 1), "%s: %s, AckReq %s on packet %u of %u", what,
-		      inreq_str(&r), r.ackreq ? "set" : "clear", i + 1, n);
+		CHECK(r.ackreq == (!tport && i == n - 1), "%s: %s, AckReq %s on packet %u of %u",
+		      what, inreq_str(&r), r.ackreq ? "set" : "clear", i + 1, n);
 		if (write && !i)
 			CHECK(r.va == REMOTE_VA && r.rkey == REMOTE_RKEY && r.dmalen == len,
 			      "%s: RETH va 0x%llx rkey 0x%x len %u, want 0x%llx 0x%x %u", what,
@@ -2227,6 +2263,331 @@ static int sc_req_implicit_ack_by_read_response(const struct vconf *c)
 	return expect_state(IBV_QPS_RTS);
 }
 
+/* --- UC: the victim a UC QP ------------------------------------------------- */
+
+/*
+ * On UC nothing goes back: no ACK, no NAK, whatever comes (every request
+ * the peer sends asks for an ACK, and every scenario ends by checking that
+ * the peer received nothing).  A lost packet loses its message and nothing
+ * else: the responder drops the rest of the message (rx_drop_uc) and starts
+ * over at the next First or Only, whatever its PSN (IBTA's UC rules, as
+ * rdma_rxe and hardware follow them).  Errors that fail an RC QP (bad
+ * keys, a message too long) drop the message on UC and leave the QP in RTS.
+ */
+
+/*
+ * Send a UC SEND of @len bytes of @data (or, with @write, an RDMA WRITE of
+ * them to the victim's buffer at @off, R_Key @rkey) from PSN @psn, one
+ * packet per PMTU, except those whose bit is set in @lost.
+ */
+static int uc_msg(bool write, uint32_t psn, const uint8_t *data, uint32_t len, uint32_t off,
+		  uint32_t rkey, unsigned int lost)
+{
+	uint32_t n = len ? (len + PMTU - 1) / PMTU : 1, i, plen;
+	struct req r;
+
+	for (i = 0; i < n; i++) {
+		plen = len - i * PMTU < PMTU ? len - i * PMTU : PMTU;
+		r = rq_send(msg_op(write, i, n), psn_add(psn, i), data + i * PMTU, plen);
+		if (write && !i) {
+			r.va = va_of(off);
+			r.rkey = rkey;
+			r.dmalen = len;
+		}
+		if (!(lost & (1u << i)))
+			TRY(req_send(&r));
+	}
+	return 0;
+}
+
+/* The victim's buffer at @off comes to hold @len bytes of @data (a WRITE). */
+static int wait_landed(uint32_t off, const uint8_t *data, uint32_t len, const char *what)
+{
+	long end = now_ms() + opt.timeout_ms;
+
+	while (memcmp(vic.buf + off, data, len)) {
+		CHECK(now_ms() < end, "%s: not in memory within %d ms", what, opt.timeout_ms);
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* The victim's buffer at @off still holds what @keep saved of it. */
+static int unchanged(uint32_t off, const uint8_t *keep, uint32_t len, const char *what)
+{
+	CHECK(!memcmp(vic.buf + off, keep, len), "%s: the victim's memory changed", what);
+	return 0;
+}
+
+/*
+ * uc_lost_middle - a three-packet SEND loses its Middle: its Last is
+ * dropped, nothing completes; the next SEND (an Only) takes the receive the
+ * broken one had begun, and a whole three-packet SEND after it arrives
+ * whole.  The PSNs wrap from 0xffffff to 0.
+ */
+static int sc_uc_lost_middle(const struct vconf *c)
+{
+	uint32_t p = c->epsn, len = 2 * PMTU + 300;
+	const uint8_t *data = (const uint8_t *)msg;	/* 2348 of its bytes */
+
+	TRY(uc_msg(false, p, data, len, 0, 0, 1u << 1));
+	TRY(expect_no_wc("a SEND whose Middle was lost"));
+	TRY(uc_msg(false, psn_add(p, 3), msg[3], 100, 0, 0, 0));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 100, false, 0, "the SEND after"));
+	TRY(check_recv(0, msg[3], 100, "the SEND after the broken one"));
+	TRY(uc_msg(false, psn_add(p, 4), data, len, 0, 0, 0));
+	TRY(expect_wc(1, IBV_WC_SUCCESS, IBV_WC_RECV, len, false, 0, "a whole SEND"));
+	TRY(check_recv(1, data, len, "a whole three-packet SEND"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * uc_interrupted - messages cut short by the loss of their tails (no
+ * packet sroce gets is dropped, so no counter moves): a SEND's Middle and
+ * Last lost, the next SEND (its PSN three ahead) lands in the receive the
+ * lost one had begun; a WRITE's Middle and Last lost, its First's bytes may
+ * stay but no byte past them is written, and the SEND after it is whole.
+ * Last, a First and, at the very next PSN, an Only (no requester sends
+ * that, the opcodes are out of sequence): the Only is a new message.
+ */
+static int sc_uc_interrupted(const struct vconf *c)
+{
+	uint32_t p = c->epsn, len = 2 * PMTU + 300, woff = 64 * 1024;
+	const uint8_t *data = (const uint8_t *)msg;
+	uint8_t keep[2 * PMTU];
+
+	TRY(uc_msg(false, p, data, len, 0, 0, 6));
+	TRY(uc_msg(false, psn_add(p, 3), msg[3], 100, 0, 0, 0));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 100, false, 0, "a SEND after a cut one"));
+	TRY(check_recv(0, msg[3], 100, "a SEND after a cut SEND"));
+	memcpy(keep, vic.buf + woff + PMTU, sizeof(keep));
+	TRY(uc_msg(true, psn_add(p, 4), data, len, woff, vic.mr->rkey, 6));
+	TRY(uc_msg(false, psn_add(p, 7), data, len, 0, 0, 0));
+	TRY(expect_wc(1, IBV_WC_SUCCESS, IBV_WC_RECV, len, false, 0, "a SEND after a cut WRITE"));
+	TRY(check_recv(1, data, len, "a SEND after a cut WRITE"));
+	TRY(unchanged(woff + PMTU, keep, sizeof(keep), "the lost packets of a WRITE"));
+	TRY(post_recv(recv_len));
+	TRY(uc_msg(false, psn_add(p, 10), data, len, 0, 0, 6));
+	TRY(uc_msg(false, psn_add(p, 11), msg[2], 200, 0, 0, 0));
+	TRY(expect_wc(2, IBV_WC_SUCCESS, IBV_WC_RECV, 200, false, 0, "an Only after a First"));
+	TRY(check_recv(2, msg[2], 200, "an Only right after a First"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * uc_lost_first - a three-packet RDMA WRITE loses its First (and with it
+ * the RETH): its Middle and Last are dropped, memory untouched.  One that
+ * loses its Middle: the First's bytes land, the Last is dropped.  Each time
+ * a one-packet WRITE elsewhere, waited for, shows sroce has taken what came
+ * before.  Sent whole, the WRITE lands whole.
+ */
+static int sc_uc_lost_first(const struct vconf *c)
+{
+	uint32_t p = c->epsn, len = 2 * PMTU + 300, off = 8192, off2 = 16384;
+	const uint8_t *data = (const uint8_t *)msg;
+	uint32_t rkey = vic.mr->rkey;
+	uint8_t keep[3 * PMTU];
+
+	memcpy(keep, vic.buf + off, sizeof(keep));
+	TRY(uc_msg(true, p, data, len, off, rkey, 1u << 0));
+	TRY(uc_msg(true, psn_add(p, 3), msg[3], 64, off2, rkey, 0));
+	TRY(wait_landed(off2, msg[3], 64, "a WRITE after one that lost its First"));
+	TRY(unchanged(off, keep, sizeof(keep), "a WRITE that lost its First"));
+	TRY(uc_msg(true, psn_add(p, 4), data, len, off, rkey, 1u << 1));
+	TRY(uc_msg(true, psn_add(p, 7), msg[2], 64, off2, rkey, 0));
+	TRY(wait_landed(off2, msg[2], 64, "a WRITE after one that lost its Middle"));
+	TRY(unchanged(off + PMTU, keep + PMTU, len - PMTU, "a WRITE that lost its Middle"));
+	TRY(uc_msg(true, psn_add(p, 8), data, len, off, rkey, 0));
+	TRY(wait_landed(off, data, len, "a whole three-packet WRITE"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * uc_no_recv - messages that need a receive WQE when none is posted: a
+ * SEND, a WRITE with immediate (not written either) and a two-packet SEND
+ * (its First dropped for want of a receive, its Last as the rest of a
+ * broken message) are dropped, no RNR NAK, the QP stays in RTS with no
+ * async event.  Once receives are posted, the next SEND and WRITE with
+ * immediate complete.
+ */
+static int sc_uc_no_recv(const struct vconf *c)
+{
+	uint32_t p = c->epsn, off = 4096, off2 = 8192, imm = htonl(0x5eed0001);
+	const uint8_t *data = (const uint8_t *)msg;
+	uint8_t keep[16];
+	struct req r;
+
+	memcpy(keep, vic.buf + off, sizeof(keep));
+	TRY(uc_msg(false, p, msg[0], 128, 0, 0, 0));
+	r = rq_rdma(UC(OP_WRITE_ONLY_IMM), psn_add(p, 1), va_of(off), vic.mr->rkey, 16);
+	r.data = msg[1];
+	r.len = 16;
+	r.imm = imm;
+	TRY(req_send(&r));
+	TRY(uc_msg(false, psn_add(p, 2), data, PMTU + 200, 0, 0, 0));
+	TRY(expect_no_wc("three messages with no receive posted"));
+	TRY(expect_no_event("three messages with no receive posted"));
+	TRY(expect_state(IBV_QPS_RTS));
+	TRY(post_recv(recv_len));
+	TRY(post_recv(recv_len));
+	TRY(uc_msg(false, psn_add(p, 4), msg[0], 128, 0, 0, 0));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 128, false, 0, "a SEND, receives posted"));
+	TRY(check_recv(0, msg[0], 128, "a SEND once receives are posted"));
+	r.psn = psn_add(p, 5);
+	r.va = va_of(off2);
+	TRY(req_send(&r));
+	TRY(expect_wc(1, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, 16, true, imm,
+		      "a WRITE with immediate, receives posted"));
+	CHECK(!memcmp(vic.buf + off2, msg[1], 16), "the WRITE with immediate did not land");
+	return unchanged(off, keep, sizeof(keep), "a WRITE with immediate and no receive");
+}
+
+/*
+ * uc_bad_access - WRITEs a UC responder must refuse: an R_Key nobody has
+ * (as an Only, and as a First whose Last follows), an MR without remote
+ * write, a range running past its MR's end.  Each message is dropped,
+ * memory untouched, no completion, no async event, the QP stays in RTS;
+ * the SEND and the WRITE after them are taken.
+ */
+static int sc_uc_bad_access(const struct vconf *c)
+{
+	uint32_t p = c->epsn, rkey = vic.mr->rkey, bad = vic.mr->rkey ^ 0x80;
+	uint8_t keep[2 * PMTU], rokeep[64], endkeep[32];
+	struct req r;
+
+	memcpy(keep, vic.buf, sizeof(keep));
+	memcpy(endkeep, vic.buf + MR_SIZE - 32, sizeof(endkeep));
+	memcpy(rokeep, vic.robuf, sizeof(rokeep));
+	TRY(uc_msg(true, p, msg[1], 64, 0, bad, 0));
+	TRY(uc_msg(true, psn_add(p, 1), msg[1], PMTU + 200, 0, bad, 0));
+	r = rq_rdma(UC(OP_WRITE_ONLY), psn_add(p, 3), (uintptr_t)vic.robuf, vic.ro->rkey, 64);
+	r.data = msg[1];
+	r.len = 64;
+	TRY(req_send(&r));
+	TRY(uc_msg(true, psn_add(p, 4), msg[1], 64, MR_SIZE - 32, rkey, 0));
+	TRY(uc_msg(false, psn_add(p, 5), msg[2], 100, 0, 0, 0));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 100, false, 0, "a SEND after bad WRITEs"));
+	TRY(unchanged(0, keep, sizeof(keep), "WRITEs with an R_Key nobody has"));
+	CHECK(!memcmp(vic.robuf, rokeep, sizeof(rokeep)), "a WRITE to a read-only MR landed");
+	TRY(unchanged(MR_SIZE - 32, endkeep, sizeof(endkeep), "a WRITE past the MR's end"));
+	TRY(uc_msg(true, psn_add(p, 6), msg[1], 64, 0, rkey, 0));
+	TRY(wait_landed(0, msg[1], 64, "a WRITE after bad WRITEs"));
+	TRY(expect_no_event("WRITEs with bad keys"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * uc_send_too_long - a SEND longer than its 64-byte receive: the receive
+ * completes with a local length error (so the application learns a message
+ * was lost; rdma_rxe drops it silently and keeps the receive), nothing is
+ * written past the 64 bytes, the rest of the message is dropped, the QP
+ * stays in RTS with no async event.  Once as an Only, once as a
+ * three-packet SEND; a SEND that fits then completes.
+ */
+static int sc_uc_send_too_long(const struct vconf *c)
+{
+	uint32_t p = c->epsn, i;
+	const uint8_t *data = (const uint8_t *)msg;
+
+	TRY(uc_msg(false, p, msg[0], 200, 0, 0, 0));
+	TRY(expect_wc(0, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, false, 0, "a SEND Only too long"));
+	TRY(uc_msg(false, psn_add(p, 1), data, 2 * PMTU + 300, 0, 0, 0));
+	TRY(expect_wc(1, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, false, 0, "a long SEND too long"));
+	for (i = 0; i < 2 * RECV_SLOT; i++)
+		CHECK(!vic.rbuf[i], "a SEND too long wrote byte %u of the receive buffers", i);
+	TRY(post_recv(recv_len));
+	TRY(uc_msg(false, psn_add(p, 4), msg[2], 50, 0, 0, 0));
+	TRY(expect_wc(2, IBV_WC_SUCCESS, IBV_WC_RECV, 50, false, 0, "a SEND that fits"));
+	TRY(check_recv(2, msg[2], 50, "a SEND that fits"));
+	TRY(expect_no_event("SENDs too long"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * uc_dup_only - UC has no duplicate detection: an Only is a new message
+ * whatever its PSN, so a SEND Only the wire duplicated is delivered twice
+ * (as rdma_rxe delivers it); the next SEND takes the third receive.
+ */
+static int sc_uc_dup_only(const struct vconf *c)
+{
+	uint32_t p = c->epsn;
+
+	TRY(uc_msg(false, p, msg[0], 80, 0, 0, 0));
+	TRY(uc_msg(false, p, msg[0], 80, 0, 0, 0));
+	TRY(uc_msg(false, psn_add(p, 1), msg[1], 90, 0, 0, 0));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 80, false, 0, "a SEND Only"));
+	TRY(expect_wc(1, IBV_WC_SUCCESS, IBV_WC_RECV, 80, false, 0, "the same SEND Only again"));
+	TRY(expect_wc(2, IBV_WC_SUCCESS, IBV_WC_RECV, 90, false, 0, "the next SEND"));
+	TRY(check_recv(0, msg[0], 80, "a SEND Only"));
+	TRY(check_recv(1, msg[0], 80, "the same SEND Only again"));
+	TRY(check_recv(2, msg[1], 90, "the next SEND"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * uc_foreign_opcodes - packets for the UC QP with opcodes it cannot take:
+ * an RC SEND and a UD SEND (another transport: rx_drop_qp_type), a READ
+ * and a CmpSwap in UC's opcode space (no such UC opcodes: rx_drop_opcode).
+ * None of them moves the expected PSN: a UC SEND with the same PSN is
+ * taken.
+ */
+static int sc_uc_foreign_opcodes(const struct vconf *c)
+{
+	static const uint8_t ops[] = { OP_SEND_ONLY, 0x64 /* UD SEND Only */, UC(OP_READ_REQ),
+				       UC(OP_CMP_SWAP) };
+	uint32_t p = c->epsn, i;
+	struct req r;
+
+	for (i = 0; i < sizeof(ops); i++) {
+		r = rq_send(ops[i], p, msg[0], 64);
+		TRY(req_send(&r));
+	}
+	TRY(uc_msg(false, p, msg[1], 64, 0, 0, 0));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 64, false, 0, "a UC SEND after others"));
+	TRY(check_recv(0, msg[1], 64, "a UC SEND after foreign opcodes"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * uc_req_messages - the victim as a UC requester: a three-packet SEND, a
+ * one-packet and a three-packet RDMA WRITE go out with UC opcodes, PSNs in
+ * sequence (wrapping), the right bytes and RETHs, AckReq never set, and
+ * complete with no ACK from the peer; nothing is ever sent again.  READs
+ * and atomics cannot be posted on UC.
+ */
+static int sc_uc_req_messages(const struct vconf *c)
+{
+	uint32_t p = c->sq_psn, len = 2 * PMTU + 300;
+	static const enum ibv_wr_opcode no[] = { IBV_WR_RDMA_READ, IBV_WR_ATOMIC_FETCH_AND_ADD };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	struct ibv_sge sge = { .addr = (uintptr_t)vic.buf, .length = 8, .lkey = vic.mr->lkey };
+	unsigned int i;
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, len, 0));
+	TRY(post_send_wr(2, IBV_WR_RDMA_WRITE, 4096, 100, 0));
+	TRY(post_send_wr(3, IBV_WR_RDMA_WRITE, 8192, len, 0));
+	TRY(expect_msg(false, p, 0, 0, len, "a UC SEND"));
+	TRY(expect_msg(true, psn_add(p, 3), 0, 4096, 100, "a UC WRITE"));
+	TRY(expect_msg(true, psn_add(p, 4), 0, 8192, len, "a three-packet UC WRITE"));
+	TRY(expect_swc(1, IBV_WC_SEND, 0, "a UC SEND"));
+	TRY(expect_swc(2, IBV_WC_RDMA_WRITE, 0, "a UC WRITE"));
+	TRY(expect_swc(3, IBV_WC_RDMA_WRITE, 0, "a three-packet UC WRITE"));
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		wr.wr_id = 10 + i;
+		wr.opcode = no[i];
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.rdma.remote_addr = REMOTE_VA;
+		wr.wr.rdma.rkey = REMOTE_RKEY;
+		wr.wr.atomic.remote_addr = REMOTE_VA;
+		wr.wr.atomic.rkey = REMOTE_RKEY;
+		CHECK(ibv_post_send(vic.qp, &wr, &bad), "ibv_post_send of opcode %d on UC succeeded",
+		      no[i]);
+	}
+	return expect_state(IBV_QPS_RTS);
+}
+
 /* A requester scenario's attributes: timeout code, retry_cnt, rnr_retry. */
 #define REQ_ATTRS(t, r, n) .req_attrs = true, .timeout = (t), .retry_cnt = (r), .rnr_retry = (n)
 
@@ -2288,6 +2649,22 @@ static const struct scenario {
 	  { .sq_psn = 0x6700, REQ_ATTRS(19, 7, 7) }, "retransmits=1" },
 	{ "req_implicit_ack_by_read_response", sc_req_implicit_ack_by_read_response,
 	  { .sq_psn = 0x6800, REQ_ATTRS(19, 7, 7) }, "" },
+	/* UC (receives of 3 KiB overlap the next slot: each is checked before the next fills) */
+	{ "uc_lost_middle", sc_uc_lost_middle,
+	  { .uc = true, .epsn = 0xfffffe, .nrecv = 2, .recv_len = 3 * PMTU }, "rx_drop_uc=1" },
+	{ "uc_interrupted", sc_uc_interrupted,
+	  { .uc = true, .epsn = 0x7100, .nrecv = 2, .recv_len = 3 * PMTU }, "" },
+	{ "uc_lost_first", sc_uc_lost_first, { .uc = true, .epsn = 0x7200 }, "rx_drop_uc=3" },
+	{ "uc_no_recv", sc_uc_no_recv, { .uc = true, .epsn = 0x7300 },
+	  "rx_drop_no_recv=3 rx_drop_uc=1" },
+	{ "uc_bad_access", sc_uc_bad_access, { .uc = true, .epsn = 0x7400, .nrecv = 1 },
+	  "rx_drop_uc=5" },
+	{ "uc_send_too_long", sc_uc_send_too_long,
+	  { .uc = true, .epsn = 0x7500, .nrecv = 2, .recv_len = 64 }, "rx_drop_uc=4" },
+	{ "uc_dup_only", sc_uc_dup_only, { .uc = true, .epsn = 0x7600, .nrecv = 3 }, "" },
+	{ "uc_foreign_opcodes", sc_uc_foreign_opcodes, { .uc = true, .epsn = 0x7700, .nrecv = 1 },
+	  "rx_drop_qp_type=2 rx_drop_opcode=2" },
+	{ "uc_req_messages", sc_uc_req_messages, { .uc = true, .sq_psn = 0xfffffe }, "" },
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 
@@ -2303,6 +2680,7 @@ static int run_scenario(const struct scenario *s, unsigned int idx)
 	why[0] = 0;
 	before[0] = -1;
 	peer.qpn = 0x5e0000 + idx;
+	tport = s->conf.uc ? UC_OPS : 0;
 	vic_fill(idx);
 	rc = vic_up(&s->conf);
 	while (!rc && dgram_recv(junk.raw, sizeof(junk.raw), &jn, &jport, 0) > 0)
