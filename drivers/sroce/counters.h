@@ -44,6 +44,9 @@ struct sroce_dev;
  *	expected PSN while a PSN sequence or RNR NAK is outstanding (the
  *	packet that caused the NAK is counted in seq_naks_sent or
  *	rnr_naks_sent)
+ * @SROCE_CNT_RP_CNP_IGNORED: congestion notification packets received; sroce
+ *	does not throttle its sending yet, so this is all they do (the name
+ *	is the one RoCE NICs give the reaction point's count)
  * @SROCE_CNT_RX_UD_RECV: UD datagrams that consumed a receive WQE (one per
  *	attached QP for multicast), with a successful or an error completion
  * @SROCE_CNT_TX_PACKETS: packets sent
@@ -64,7 +67,7 @@ struct sroce_dev;
  *
  * Every packet sroce drops is counted where it is dropped: in an rx_drop_*
  * counter, rx_dup_resp, or, for an RC request it refuses with a NAK, in
- * the NAK's counter.
+ * the NAK's counter; a CNP it takes no action on in rp_cnp_ignored.
  */
 enum sroce_counter {
 	SROCE_CNT_RX_PACKETS,
@@ -85,6 +88,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_DUP,
 	SROCE_CNT_RX_DROP_MCAST,
 	SROCE_CNT_RX_DROP_SEQ,
+	SROCE_CNT_RP_CNP_IGNORED,
 	SROCE_CNT_RX_UD_RECV,
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_ERRORS,

@@ -49,6 +49,19 @@ static int sroce_rx_check_ip_udp(struct sk_buff *skb)
 	return 0;
 }
 
+/*
+ * A CNP: a congestion point saw ECN marks on what we sent it (BTH, 16
+ * reserved bytes, ICRC).  sroce has no rate limiter to slow down yet; it
+ * counts the CNP, whatever QP it names, and lets it go.
+ */
+static enum sroce_counter sroce_rx_cnp(const struct sroce_pkt *pkt)
+{
+	if (pkt->skb->len < sizeof(struct sroce_bth) + SROCE_CNP_PAYLOAD +
+			    SROCE_ICRC_SIZE)
+		return SROCE_CNT_RX_DROP_SHORT;
+	return SROCE_CNT_RP_CNP_IGNORED;
+}
+
 static enum sroce_counter sroce_rx_parse(struct sroce_pkt *pkt)
 {
 	struct sk_buff *skb = pkt->skb;
@@ -61,6 +74,8 @@ static enum sroce_counter sroce_rx_parse(struct sroce_pkt *pkt)
 	pkt->info = sroce_opcode(pkt->opcode);
 	if (sroce_bth_tver(pkt->bth))
 		return SROCE_CNT_RX_DROP_HEADER;
+	if (pkt->opcode == SROCE_OPCODE_CNP)
+		return sroce_rx_cnp(pkt);
 	if (!(pkt->info->flags & SROCE_OPF_VALID))
 		return SROCE_CNT_RX_DROP_OPCODE;
 	pad = sroce_bth_padcnt(pkt->bth);

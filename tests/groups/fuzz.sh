@@ -23,7 +23,7 @@
 #     received by sroce2 (rx_packets), less the ones to multicast groups
 #     no socket joined, which the IP layer drops;
 #   - each fuzz datagram sroce2 received was dropped and counted in an
-#     rx_drop_* counter or taken by a UD QP (rx_ud_recv: the sink, whose
+#     rx_drop_* counter (a CNP in rp_cnp_ignored) or taken by a UD QP (rx_ud_recv: the sink, whose
 #     Q_Key the fuzzer knows, or the GSI QP with the GSI Q_Key): the sum of
 #     those counters moved by exactly the fuzz datagrams received plus the
 #     real UD datagrams (rping's CM MADs); see fuzz_accounting for the one
@@ -53,7 +53,7 @@ NO_GROUPS="239.9.9.9 ff0e::9"
 # is no RC/UC QP's peer, so its packets never reach the responder or the
 # completer of those QPs: rx_drop_dup, rx_dup_resp, rx_drop_resp,
 # rx_drop_uc and rx_drop_seq belong to the real traffic alone.
-FUZZ_DROPS="rx_drop_short rx_drop_header rx_drop_icrc rx_drop_opcode rx_drop_no_qp rx_drop_qp_type rx_drop_qp_state rx_drop_address rx_drop_pkey rx_drop_qkey rx_drop_no_recv rx_drop_mcast"
+FUZZ_DROPS="rx_drop_short rx_drop_header rx_drop_icrc rx_drop_opcode rx_drop_no_qp rx_drop_qp_type rx_drop_qp_state rx_drop_address rx_drop_pkey rx_drop_qkey rx_drop_no_recv rx_drop_mcast rp_cnp_ignored"
 
 # A veth hands each datagram to the receive backlog of the CPU that sent
 # it; when softirq work is pushed to ksoftirqd (a loaded emulated guest) the

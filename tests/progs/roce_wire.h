@@ -42,6 +42,9 @@ enum {
 	OP_ATOMIC_ACK = 0x12, OP_CMP_SWAP = 0x13, OP_FETCH_ADD = 0x14,
 };
 
+/* Congestion notification packet (RoCEv2): BTH, 16 reserved bytes, ICRC. */
+#define OP_CNP 0x81
+
 /* AETH syndromes (bits 31:24 of the AETH). */
 #define AETH_ACK_UNLIMITED 0x1f
 #define AETH_TYPE_MASK 0x60

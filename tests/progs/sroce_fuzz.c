@@ -289,7 +289,7 @@ static unsigned int op_headers(uint8_t opcode)
 	case 0x60:		/* UD */
 		return h | H_DETH;
 	case 0x80:
-		return opcode == 0x81 ? H_CNP : H_JUNK;
+		return opcode == OP_CNP ? H_CNP : H_JUNK;
 	case 0xa0:		/* XRC */
 		return h | H_XRCETH;
 	default:
@@ -343,12 +343,12 @@ static size_t build_opcode(uint8_t *p, uint8_t opcode)
 	p[2] = 0;
 	/* BTH: SE M PadCnt TVer | P_Key | byte 4 | DestQP | A | PSN */
 	p[4] = chance(80) ? 0 : (uint8_t)rnd32();
-	if (opcode == 0x81)
+	if (opcode == OP_CNP)
 		p[4] = 0x40;		/* BECN */
 	put32(p + 4, (uint32_t)p[4] << 24 | pick_qpn());
 	put32(p + 8, (chance(50) ? 0x80000000u : 0) |
 		     (chance(95) ? 0 : rnd32() & 0x7f000000) | pick_psn());
-	if (opcode == 0x81 && chance(70))
+	if (opcode == OP_CNP && chance(70))
 		put32(p + 8, 0);
 	if (h & H_RDETH)
 		q = put32(q, chance(80) ? below(4) : rnd32());
@@ -464,7 +464,7 @@ static enum cls generate(struct pkt *k, const struct dest *d)
 		return C_RANDOM;
 	}
 	if (r < 14) {
-		k->len = build_opcode(k->data, 0x81);
+		k->len = build_opcode(k->data, OP_CNP);
 		seal(k, d, true);
 		return C_CNP;
 	}

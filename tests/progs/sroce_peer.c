@@ -976,8 +976,8 @@ static const char *const cnt_names[] = {
 	"rx_drop_short", "rx_drop_header", "rx_drop_icrc", "rx_drop_opcode", "rx_drop_no_qp",
 	"rx_drop_qp_type", "rx_drop_qp_state", "rx_drop_address", "rx_drop_pkey",
 	"rx_drop_resp", "rx_dup_resp", "retransmits", "timeouts", "seq_naks_rcvd",
-	"rnr_naks_rcvd", "err_naks_rcvd", "rx_drop_uc", "rx_drop_no_recv", "rx_packets",
-	"tx_packets",
+	"rnr_naks_rcvd", "err_naks_rcvd", "rx_drop_uc", "rx_drop_no_recv", "rp_cnp_ignored",
+	"rx_packets", "tx_packets",
 };
 #define NCNT (sizeof(cnt_names) / sizeof(cnt_names[0]))
 
@@ -2588,6 +2588,28 @@ static int sc_uc_req_messages(const struct vconf *c)
 	return expect_state(IBV_QPS_RTS);
 }
 
+/*
+ * cnp - a congestion notification packet for the victim QP (BTH opcode
+ * 0x81, 16 reserved bytes): counted in rp_cnp_ignored, as sroce has no
+ * congestion control to act on it yet; one cut short (8 bytes) is
+ * rx_drop_short.  Neither is answered nor moves the QP: a SEND is taken.
+ */
+static int sc_cnp(const struct vconf *c)
+{
+	static const uint8_t zero[16];
+	struct req r = rq_send(OP_CNP, 0, zero, sizeof(zero));
+
+	r.ackreq = false;
+	TRY(req_send(&r));
+	r.len = 8;
+	TRY(req_send(&r));
+	r = rq_send(OP_SEND_ONLY, c->epsn, msg[0], 32);
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, c->epsn, 1, "a SEND after CNPs"));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 32, false, 0, "a SEND after CNPs"));
+	return expect_state(IBV_QPS_RTS);
+}
+
 /* A requester scenario's attributes: timeout code, retry_cnt, rnr_retry. */
 #define REQ_ATTRS(t, r, n) .req_attrs = true, .timeout = (t), .retry_cnt = (r), .rnr_retry = (n)
 
@@ -2624,6 +2646,7 @@ static const struct scenario {
 	{ "rnr", sc_rnr, { .epsn = 0x5000, .min_rnr_timer = 14 },
 	  "rnr_naks_sent=2 rx_drop_seq=1" },
 	{ "atomics", sc_atomics, { .epsn = 0xfffffe, .rd_atomic = 2 }, "rx_drop_dup=2" },
+	{ "cnp", sc_cnp, { .epsn = 0x5100, .nrecv = 1 }, "rp_cnp_ignored=1 rx_drop_short=1" },
 	/* the victim as the requester */
 	{ "req_ack_coalesced", sc_req_ack_coalesced,
 	  { .sq_psn = 0xfffffd, REQ_ATTRS(19, 7, 7) }, "" },
