@@ -102,6 +102,11 @@ wait_objs() {
 	done
 }
 
+# stuck: a test is failing because something did not end: every task in
+# uninterruptible sleep, with its stack, into the kernel log (kept in the
+# group's dmesg), to show what the teardown waits on.
+stuck() { echo w >/proc/sysrq-trigger 2>/dev/null || true; }
+
 # bounded SECONDS CMD...: CMD must succeed within SECONDS (output shown only
 # on failure).  The command goes to the kernel log too, so that what sroce
 # logs can be read against it.
@@ -116,8 +121,10 @@ bounded() {
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ $SECONDS -ge $deadline ]; then
+			stuck
 			dmesg | tail -n 40
-			kill -9 "$pid" 2>/dev/null
+			# It may have ended since: the failure stands, with its reason.
+			kill -9 "$pid" 2>/dev/null || true
 			fail "iteration $TD_I: '$*' still running after $limit s"
 		fi
 		nap 0.05
@@ -189,13 +196,14 @@ expect() {
 			"$want"*)
 				{ [ "$TD_I" = 1 ] || [ "$TD_I" = "$TD_N" ]; } && echo "  traffic| $line"
 				return 0 ;;
-			FAIL*) echo "  traffic| $line"; fail "iteration $TD_I: $line" ;;
+			FAIL*) echo "  traffic| $line"; stuck; fail "iteration $TD_I: $line" ;;
 			*) echo "  traffic| $line" ;;
 			esac
 		elif [ $? -le 128 ]; then
 			fail "iteration $TD_I: sroce_traffic ended before '$want'"
 		fi
 	done
+	stuck
 	fail "iteration $TD_I: no '$want' from sroce_traffic in $2 s"
 }
 
