@@ -981,24 +981,50 @@ static const char *const cnt_names[] = {
 };
 #define NCNT (sizeof(cnt_names) / sizeof(cnt_names[0]))
 
-static int cnt_read(long long *v)
+/* The device's counter @name. */
+static int cnt_get(const char *name, long long *v)
 {
 	char path[256];
-	unsigned int i;
 	FILE *f;
 
-	for (i = 0; i < NCNT; i++) {
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-			 opt.dev, cnt_names[i]);
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%lld", &v[i]) != 1) {
-			if (f)
-				fclose(f);
-			return failf("cannot read %s", path);
-		}
-		fclose(f);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s", opt.dev,
+		 name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%lld", v) != 1) {
+		if (f)
+			fclose(f);
+		return failf("cannot read %s", path);
 	}
+	fclose(f);
 	return 0;
+}
+
+static int cnt_read(long long *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < NCNT; i++)
+		TRY(cnt_get(cnt_names[i], &v[i]));
+	return 0;
+}
+
+/*
+ * Counter @name reaches @want within the timeout: sroce has taken the
+ * packets that move it (when nothing else shows it).
+ */
+static int cnt_wait(const char *name, long long want, const char *what)
+{
+	long end = now_ms() + opt.timeout_ms;
+	long long v;
+
+	for (;;) {
+		TRY(cnt_get(name, &v));
+		if (v >= want)
+			return 0;
+		CHECK(now_ms() < end, "%s: %s at %lld after %d ms, want %lld", what, name, v,
+		      opt.timeout_ms, want);
+		usleep(1000);
+	}
 }
 
 /* On stderr: every counter that moved, to tell why a scenario failed. */
@@ -2414,10 +2440,13 @@ static int sc_uc_no_recv(const struct vconf *c)
 {
 	uint32_t p = c->epsn, off = 4096, off2 = 8192, imm = htonl(0x5eed0001);
 	const uint8_t *data = (const uint8_t *)msg;
+	long long uc0, norecv0;
 	uint8_t keep[16];
 	struct req r;
 
 	memcpy(keep, vic.buf + off, sizeof(keep));
+	TRY(cnt_get("rx_drop_uc", &uc0));
+	TRY(cnt_get("rx_drop_no_recv", &norecv0));
 	TRY(uc_msg(false, p, msg[0], 128, 0, 0, 0));
 	r = rq_rdma(UC(OP_WRITE_ONLY_IMM), psn_add(p, 1), va_of(off), vic.mr->rkey, 16);
 	r.data = msg[1];
@@ -2425,6 +2454,9 @@ static int sc_uc_no_recv(const struct vconf *c)
 	r.imm = imm;
 	TRY(req_send(&r));
 	TRY(uc_msg(false, psn_add(p, 2), data, PMTU + 200, 0, 0, 0));
+	/* Dropped, all of them, before a receive is posted. */
+	TRY(cnt_wait("rx_drop_no_recv", norecv0 + 3, "three messages with no receive posted"));
+	TRY(cnt_wait("rx_drop_uc", uc0 + 1, "the Last of a SEND with no receive posted"));
 	TRY(expect_no_wc("three messages with no receive posted"));
 	TRY(expect_no_event("three messages with no receive posted"));
 	TRY(expect_state(IBV_QPS_RTS));
