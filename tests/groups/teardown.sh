@@ -187,21 +187,28 @@ traffic_start() {
 }
 
 # expect WORD SECONDS: read the traffic's output until a line starts with
-# "WORD $TD_I"; fail on a FAIL line, its end, or the time limit.
+# "WORD $TD_I"; fail on a FAIL line, its end, or the time limit.  A read
+# that times out in the middle of a line returns what it has read so far:
+# that is kept for the rest of the line (a slow guest once lost the "r" of
+# "running 7" so, and the test waited for a line that had come).
 expect() {
-	local want="$1 $TD_I" deadline=$((SECONDS + $2)) line
+	local want="$1 $TD_I" deadline=$((SECONDS + $2)) line part= st
 	while [ $SECONDS -lt $deadline ]; do
-		if read -r -t 1 -u "$TD_OUT" line; then
-			case $line in
-			"$want"*)
-				{ [ "$TD_I" = 1 ] || [ "$TD_I" = "$TD_N" ]; } && echo "  traffic| $line"
-				return 0 ;;
-			FAIL*) echo "  traffic| $line"; stuck; fail "iteration $TD_I: $line" ;;
-			*) echo "  traffic| $line" ;;
-			esac
-		elif [ $? -le 128 ]; then
-			fail "iteration $TD_I: sroce_traffic ended before '$want'"
+		read -r -t 1 -u "$TD_OUT" line && st=0 || st=$?
+		if [ "$st" -gt 128 ]; then
+			part+=$line
+			continue
 		fi
+		[ "$st" = 0 ] || fail "iteration $TD_I: sroce_traffic ended before '$want'"
+		line=$part$line
+		part=
+		case $line in
+		"$want"*)
+			{ [ "$TD_I" = 1 ] || [ "$TD_I" = "$TD_N" ]; } && echo "  traffic| $line"
+			return 0 ;;
+		FAIL*) echo "  traffic| $line"; stuck; fail "iteration $TD_I: $line" ;;
+		*) echo "  traffic| $line" ;;
+		esac
 	done
 	stuck
 	fail "iteration $TD_I: no '$want' from sroce_traffic in $2 s"
