@@ -103,9 +103,25 @@ wait_objs() {
 }
 
 # stuck: a test is failing because something did not end: every task in
-# uninterruptible sleep, with its stack, into the kernel log (kept in the
-# group's dmesg), to show what the teardown waits on.
-stuck() { echo w >/proc/sysrq-trigger 2>/dev/null || true; }
+# uninterruptible sleep, and what every CPU is running, with their stacks,
+# into the kernel log (kept in the group's dmesg), to show what the
+# teardown waits on.
+stuck() {
+	echo w >/proc/sysrq-trigger 2>/dev/null || true
+	echo l >/proc/sysrq-trigger 2>/dev/null || true
+}
+
+# alive PID: PID runs.  A child that has ended but that this shell has not
+# reaped yet is a zombie, which "kill -0" still finds: on the debug kernel
+# two teardown commands whose work was done in seconds were taken for
+# still running until their bound (no task was blocked); the state in
+# /proc tells.
+alive() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	[ -n "$s" ] && [ "${s%% *}" != Z ]
+}
 
 # bounded SECONDS CMD...: CMD must succeed within SECONDS (output shown only
 # on failure).  The command goes to the kernel log too, so that what sroce
@@ -119,9 +135,10 @@ bounded() {
 	echo "sroce-teardown: $TD_I: $*" >/dev/kmsg
 	"$@" <&0 >/tmp/td-cmd.out 2>&1 &
 	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
+	while alive "$pid"; do
 		if [ $SECONDS -ge $deadline ]; then
 			stuck
+			ps -o pid,stat,wchan:32,args -p "$pid" || true
 			dmesg | tail -n 40
 			# It may have ended since: the failure stands, with its reason.
 			kill -9 "$pid" 2>/dev/null || true
