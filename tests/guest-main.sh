@@ -23,10 +23,10 @@ fi
 
 # kmemleak (the debug kernel of make check-debug): what boot left is not
 # ours; after each group, whatever became unreferenced during it is a leak.
-# Its automatic scan every 10 minutes is turned off: on a KASAN kernel under
-# emulation a scan takes minutes and slows the whole guest while it runs,
-# at any point of any test (two teardown tests once missed their time
-# bounds, most likely beside one).  The scans run between groups instead.
+# Its automatic scan every 10 minutes is turned off, so that none runs in
+# the middle of a test: on a KASAN kernel under emulation a scan is
+# suspected (not shown) of stalling the guest long enough to break timed
+# tests.  The scans run between groups instead, timed in the group's log.
 kmemleak=/sys/kernel/debug/kmemleak
 if [ -w "$kmemleak" ]; then
 	echo scan=off >"$kmemleak"
