@@ -112,10 +112,10 @@ stuck() {
 }
 
 # alive PID: PID runs.  A child that has ended but that this shell has not
-# reaped yet is a zombie, which "kill -0" still finds: on the debug kernel
-# two teardown commands whose work was done in seconds were taken for
-# still running until their bound (no task was blocked); the state in
-# /proc tells.
+# reaped yet is a zombie, which "kill -0" still finds; the state in /proc
+# tells.  (On the debug kernel two teardown commands whose work was done in
+# seconds, with no task blocked, were taken for still running until their
+# bound: most likely so.)
 alive() {
 	local s
 	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
