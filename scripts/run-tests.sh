@@ -25,6 +25,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 results=$root/build/test-results
 json=$root/build/test-results.json
 guest_timeout=${SROCE_GUEST_TIMEOUT:-5400}
+# SROCE_DEADLINE (seconds since the epoch; .ci/run sets it shortly before
+# CI's own limit): no guest runs past it, and a test it cuts short or a
+# group it keeps from starting is a FAIL that says so, so that a run out
+# of time still ends with its summary line.
+deadline=${SROCE_DEADLINE:-0}
 
 group_meta() { # group key -> value
 	sed -n "s/^# sroce-test:.*\\b$2=\\([^ ]*\\).*/\\1/p" "$root/tests/groups/$1.sh" | head -n1
@@ -58,6 +63,9 @@ for g in "${groups[@]}"; do
 	esac
 done
 
+# The run's clock, minutes:seconds since it began.
+clock() { printf '%d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
+
 rm -rf "$results" "$json"
 mkdir -p "$results"
 : >"$results/results.tsv"
@@ -73,17 +81,25 @@ for g in "${host_groups[@]}"; do
 	SROCE_RESULTS=$results bash "$root/tests/groups/$g.sh"
 done
 
-# Print results the guest appends, as they come; ends with this script
-# (a killed run must not leave it printing into a later run's log).
+# Print results the guest appends, as they come, each with the run's
+# clock (a run that CI stops at its time limit still shows where the time
+# went), and every 5 minutes without a result the test still running;
+# ends with this script (a killed run must not leave it printing into a
+# later run's log).
 follow() {
-	local seen n
+	local seen n quiet=0 g cur
 	seen=$(wc -l <"$results/results.tsv")
 	while kill -0 $$ 2>/dev/null; do
 		n=$(wc -l <"$results/results.tsv")
 		if [ "$n" -gt "$seen" ]; then
 			sed -n "$((seen + 1)),${n}p" "$results/results.tsv" |
-				awk -F'\t' '{ printf "%-4s %s/%s (%ss)%s\n", $1, $2, $3, $4, ($5 != "" ? ": " $5 : "") }'
-			seen=$n
+				awk -F'\t' -v clock="$(clock)" '{ printf "%-4s %s/%s (%ss)%s [%s]\n", $1, $2, $3, $4, ($5 != "" ? ": " $5 : ""), clock }'
+			seen=$n quiet=0
+		elif [ $((quiet += 2)) -ge 300 ]; then
+			g=$(cat "$results/current-group" 2>/dev/null)
+			cur=$(grep '^=== ' "$results/$g.log" 2>/dev/null | tail -n1 | sed 's/^=== //')
+			echo "...  still running: ${cur:-${g:-guest starting}} [$(clock)]"
+			quiet=0
 		fi
 		sleep 2
 	done
@@ -101,17 +117,48 @@ forward_env() {
 	done
 }
 
+# guest_time: the guest's timeout, cut to what is left before the deadline.
+guest_time() {
+	local left
+	left=$((deadline - $(date +%s)))
+	if [ "$deadline" -gt 0 ] && [ "$left" -lt "$guest_timeout" ]; then
+		echo $((left > 0 ? left : 0))
+	else
+		echo "$guest_timeout"
+	fi
+}
+
+# not_run GROUP...: the deadline came before these groups could start.
+not_run() {
+	local g
+	for g in "$@"; do
+		record FAIL "$g" not-run "not started: the run's deadline (SROCE_DEADLINE) has passed"
+	done
+	broken=1
+}
+
+# timed_out SECONDS: why a guest given SECONDS was stopped.
+timed_out() {
+	if [ "$1" -lt "$guest_timeout" ]; then
+		echo "stopped at the run's deadline (SROCE_DEADLINE), ${1}s after the guest started"
+	else
+		echo "guest timed out after ${1}s"
+	fi
+}
+
 run_guest_groups() {
-	local todo=("$@") done_now=() left=() g cur last
+	local todo=("$@") done_now=() left=() g cur last t where
+	t=$(guest_time)
+	[ "$t" -ge 60 ] || { not_run "${todo[@]}"; return 0; }
 	cat >"$results/job.sh" <<EOF
 export SROCE_ROOT=$root SROCE_RESULTS=/run/xfer SROCE_TESTS="${SROCE_TESTS:-}"
 $(forward_env)
 exec bash $root/tests/guest-main.sh ${todo[*]}
 EOF
-	echo "--- guest: ${todo[*]}"
+	echo "--- guest: ${todo[*]} [$(clock)]"
 	follow &
 	local follower=$!
-	"$root/scripts/vm/run-guest.sh" -x "$results" -t "$guest_timeout" \
+	"$root/scripts/vm/run-guest.sh" -x "$results" -t "$t" \
 		>>"$results/run-guest.log" 2>&1
 	local rc=$?
 	sleep 2.5
@@ -131,9 +178,16 @@ EOF
 	g=${left[0]}
 	cur=$(grep '^=== ' "$results/$g.log" 2>/dev/null | tail -n1 | sed 's|^=== [^/]*/||')
 	last=$(grep -E 'Kernel panic|BUG:|WARNING:|Oops|RIP:' "$results/console.log" 2>/dev/null | head -n1)
+	where=
+	# A test with its result already recorded had ended: the guest was
+	# between tests (resetting, or checking the kernel log).
+	if [ -n "$cur" ] && awk -F'\t' -v g="$g" -v t="$cur" '$2 == g && $3 == t { f = 1 } END { exit !f }' \
+		"$results/results.tsv"; then
+		where=" (after test $cur)" cur=
+	fi
 	case $rc in
-	124) record FAIL "$g" "${cur:-guest}" "guest timed out after ${guest_timeout}s" ;;
-	*) record FAIL "$g" "${cur:-guest}" "guest died (${last:-see build/test-results/console-all.log})" ;;
+	124) record FAIL "$g" "${cur:-guest}" "$(timed_out "$t")$where" ;;
+	*) record FAIL "$g" "${cur:-guest}" "guest died$where (${last:-see build/test-results/console-all.log})" ;;
 	esac
 	broken=1
 	# Carry on with the groups after it in a fresh guest.
@@ -148,23 +202,29 @@ fi
 
 # run_pair_group GROUP: two guests run GROUP, each its own end.
 run_pair_group() {
-	local g=$1 dir=$results/pair-$1 rc=0 r
+	local g=$1 dir=$results/pair-$1 rc=0 r t
+	t=$(guest_time)
+	[ "$t" -ge 60 ] || { not_run "$g"; return 0; }
 	mkdir -p "$dir"
 	cat >"$dir/job.sh" <<EOF
 export SROCE_ROOT=$root SROCE_RESULTS=/run/xfer SROCE_TESTS="${SROCE_TESTS:-}"
 $(forward_env)
 exec bash $root/tests/guest-main.sh $g
 EOF
-	echo "--- two guests: $g"
-	"$root/scripts/vm/run-pair.sh" -x "$dir" -t "$guest_timeout" >"$dir/run-pair.log" 2>&1 || rc=$?
+	echo "--- two guests: $g [$(clock)]"
+	"$root/scripts/vm/run-pair.sh" -x "$dir" -t "$t" >"$dir/run-pair.log" 2>&1 || rc=$?
 	python3 "$root/scripts/vm/merge-pair-results.py" "$dir/a/results.tsv" "$dir/b/results.tsv" "$g" |
 		tee -a "$results/results.tsv" |
-		awk -F'\t' '{ printf "%-4s %s/%s (%ss)%s\n", $1, $2, $3, $4, ($5 != "" ? ": " $5 : "") }'
+		awk -F'\t' -v clock="$(clock)" '{ printf "%-4s %s/%s (%ss)%s [%s]\n", $1, $2, $3, $4, ($5 != "" ? ": " $5 : ""), clock }'
 	for r in a b; do
 		cp "$dir/$r/$g.log" "$results/$g-$r.log" 2>/dev/null
 		cat "$dir/$r/console.log" >>"$results/console-all.log" 2>/dev/null
 		if [ ! -e "$dir/$r/done-$g" ]; then
-			record FAIL "$g" "guest-$r" "guest $r stopped before the end of the group (status $rc; $dir/$r/console.log)"
+			if [ "$rc" = 124 ]; then
+				record FAIL "$g" "guest-$r" "guest $r: $(timed_out "$t")"
+			else
+				record FAIL "$g" "guest-$r" "guest $r stopped before the end of the group (status $rc; $dir/$r/console.log)"
+			fi
 			broken=1
 		fi
 	done
@@ -194,7 +254,7 @@ EOF
 passed=$(awk -F'\t' '$1 == "PASS"' "$results/results.tsv" | wc -l)
 failed=$(awk -F'\t' '$1 == "FAIL"' "$results/results.tsv" | wc -l)
 skipped=$(awk -F'\t' '$1 == "SKIP"' "$results/results.tsv" | wc -l)
-echo "--- summary"
+echo "--- summary [$(clock)]"
 awk -F'\t' '{ n[$2]++; if ($1 == "FAIL") f[$2]++; if ($1 == "SKIP") s[$2]++ }
 	END { for (g in n) printf "  %-12s %3d tests, %d failed, %d skipped\n", g, n[g], f[g], s[g] }' \
 	"$results/results.tsv" | sort
