@@ -33,10 +33,13 @@ if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 xfer /run/xfer; t
 	echo "sroce-guest: cannot mount the xfer share" >/dev/console
 	poweroff_now
 fi
-# The source tree where the host has it, even under a tmpfs mounted above.
+# The source tree where the host has it, even under a tmpfs mounted above;
+# cached like the host root (the initramfs's /init says why), as the host
+# does not rebuild it under a running guest.
 src=$(sed -n 's/.*sroce\.src=\([^ ]*\).*/\1/p' /proc/cmdline)
+cache=$(sed -n 's/.*sroce\.cache=\([^ ]*\).*/\1/p' /proc/cmdline)
 mkdir -p "$src" 2>/dev/null
-if ! mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 src "$src"; then
+if ! mount -t 9p -o "trans=virtio,version=9p2000.L,ro,msize=262144,cache=${cache:-loose}" src "$src"; then
 	echo "sroce-guest: cannot mount the source share at $src" >/dev/console
 	poweroff_now
 fi
