@@ -66,6 +66,11 @@ done
 # The run's clock, minutes:seconds since it began.
 clock() { printf '%d:%02d' $((SECONDS / 60)) $((SECONDS % 60)); }
 
+# show_results: results.tsv lines from stdin, as printed, with the clock.
+show_results() {
+	awk -F'\t' -v clock="$(clock)" '{ printf "%-4s %s/%s (%ss)%s [%s]\n", $1, $2, $3, $4, ($5 != "" ? ": " $5 : ""), clock }'
+}
+
 rm -rf "$results" "$json"
 mkdir -p "$results"
 : >"$results/results.tsv"
@@ -93,7 +98,7 @@ follow() {
 		n=$(wc -l <"$results/results.tsv")
 		if [ "$n" -gt "$seen" ]; then
 			sed -n "$((seen + 1)),${n}p" "$results/results.tsv" |
-				awk -F'\t' -v clock="$(clock)" '{ printf "%-4s %s/%s (%ss)%s [%s]\n", $1, $2, $3, $4, ($5 != "" ? ": " $5 : ""), clock }'
+				show_results
 			seen=$n quiet=0
 		elif [ $((quiet += 2)) -ge 300 ]; then
 			g=$(cat "$results/current-group" 2>/dev/null)
@@ -215,7 +220,7 @@ EOF
 	"$root/scripts/vm/run-pair.sh" -x "$dir" -t "$t" >"$dir/run-pair.log" 2>&1 || rc=$?
 	python3 "$root/scripts/vm/merge-pair-results.py" "$dir/a/results.tsv" "$dir/b/results.tsv" "$g" |
 		tee -a "$results/results.tsv" |
-		awk -F'\t' -v clock="$(clock)" '{ printf "%-4s %s/%s (%ss)%s [%s]\n", $1, $2, $3, $4, ($5 != "" ? ": " $5 : ""), clock }'
+		show_results
 	for r in a b; do
 		cp "$dir/$r/$g.log" "$results/$g-$r.log" 2>/dev/null
 		cat "$dir/$r/console.log" >>"$results/console-all.log" 2>/dev/null
