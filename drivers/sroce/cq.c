@@ -52,7 +52,9 @@ static int sroce_cq_check_size(int cqe)
  * sroce_create_cq() - ib_device_ops.create_cq
  * @ibcq: the CQ, allocated by the core
  * @attr: size, completion vector and flags
- * @udata: user CQs: struct sroce_create_cq_resp out; NULL for kernel CQs
+ * @arg: for a user CQ, its udata (struct sroce_create_cq_resp out), or the
+ *	uverbs attribute bundle holding it (include/sroce/compat.h); NULL for a
+ *	kernel CQ
  *
  * The CQ gets at least @attr->cqe entries, rounded up to a power of two;
  * ibcq->cqe reports how many.
@@ -62,8 +64,9 @@ static int sroce_cq_check_size(int cqe)
  * max_cq or without memory, or -EFAULT.
  */
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata)
+		    struct sroce_create_cq_arg *arg)
 {
+	struct ib_udata *udata = sroce_create_cq_udata(arg);
 	struct sroce_dev *sdev = to_sdev(ibcq->device);
 	struct sroce_create_cq_resp resp = {};
 	struct sroce_cq *cq = to_scq(ibcq);

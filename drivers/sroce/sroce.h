@@ -827,7 +827,7 @@ unsigned long sroce_comp_timeout(struct sroce_qp *qp);
 
 /* cq.c */
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
+		    struct sroce_create_cq_arg *arg);
 int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);

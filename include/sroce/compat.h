@@ -47,6 +47,31 @@ static inline void sroce_udp_tunnel_release(struct socket *sock)
 }
 
 /*
+ * 6.11 (dd6d7f8574d7, "RDMA: Pass entire uverbs attr bundle to create cq
+ * function"): the last argument of ib_device_ops.create_cq is the uverbs
+ * attribute bundle, not the udata; the udata is the bundle's driver_udata,
+ * and a kernel CQ comes with no bundle at all.  sroce_create_cq() takes a
+ * struct sroce_create_cq_arg and gets its udata (NULL for a kernel CQ) from
+ * sroce_create_cq_udata().  Probe: SROCE_HAVE_CREATE_CQ_ATTRS.
+ */
+#ifdef SROCE_HAVE_CREATE_CQ_ATTRS
+#include <rdma/uverbs_ioctl.h>
+#define sroce_create_cq_arg uverbs_attr_bundle
+static inline struct ib_udata *
+sroce_create_cq_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+#else
+#define sroce_create_cq_arg ib_udata
+struct ib_udata;
+static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
+{
+	return udata;
+}
+#endif
+
+/*
  * 6.16 ("timers: Rename from_timer() to timer_container_of()"): the old
  * name is gone in 7.x.  Probe: SROCE_HAVE_TIMER_CONTAINER_OF.
  */
