@@ -16,7 +16,7 @@ set -u
 dmesg >"$SROCE_RESULTS/dmesg-boot.log"
 dmesg -c >/dev/null
 bad=$(grep -vE 'kmemleak: (Kernel memory leak detector|Automatic memory scanning)' \
-	"$SROCE_RESULTS/dmesg-boot.log" | grep -E "$SROCE_BAD_KMSG" | head -n 3)
+	"$SROCE_RESULTS/dmesg-boot.log" | kmsg_drop_known | grep -E "$SROCE_BAD_KMSG" | head -n 3)
 if [ -n "$bad" ]; then
 	SROCE_GROUP=boot _t_record FAIL kernel-log 0 "$(echo "$bad" | head -n 1)"
 fi
@@ -57,7 +57,7 @@ for g in "$@"; do
 	kmemleak_check "$g"
 	# Each test checked the log from its own start; what came before the
 	# group's first test is checked here.
-	bad=$(dmesg | sed '/sroce-test: begin /,$d' | grep -E "$SROCE_BAD_KMSG" | head -n 3)
+	bad=$(dmesg | sed '/sroce-test: begin /,$d' | kmsg_drop_known | grep -E "$SROCE_BAD_KMSG" | head -n 3)
 	if [ -n "$bad" ]; then
 		SROCE_GROUP=$g _t_record FAIL kernel-log 0 "$(echo "$bad" | head -n 1)"
 	fi

@@ -402,18 +402,21 @@ rping_pair() {
 # rc_cases [-t CASE,...] ARGS...: every case of sroce_rc_test, or those
 # named (less rxe's deviations, RXE_RC_TEST_DEVIATIONS, for rxe), each must
 # pass or skip, within RC_CASES_TIMEOUT seconds (default 1200) in all.
+# SROCE_RC_POLL_MS, if set, is how long the program waits for each
+# completion (its -w; 20 s by default): make check-debug lengthens it.
 rc_cases() {
-	local prog=$SROCE_PROGS/sroce_rc_test x=() want=0 rc=0 n c only=
+	local prog=$SROCE_PROGS/sroce_rc_test x=() w=() want=0 rc=0 n c only=
 	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
 	[ "$RDMA_KIND" = rxe ] && [ -n "${RXE_RC_TEST_DEVIATIONS:-}" ] && x=(-x "$RXE_RC_TEST_DEVIATIONS")
+	[ -n "${SROCE_RC_POLL_MS:-}" ] && w=(-w "$SROCE_RC_POLL_MS")
 	[ "${1:-}" = -t ] && only=$2
 	for c in $("$prog" -l); do
 		[ -z "$only" ] || [[ ",$only," == *",$c,"* ]] || continue
 		[[ ",${x[1]:-}," == *",$c,"* ]] || want=$((want + 1))
 	done
-	printf '+ %s\n' "$prog -d $RDMA_DEV1 -D $RDMA_DEV2 -g $RDMA_GID1 -G $RDMA_GID2 ${x[*]} $*" >&2
+	printf '+ %s\n' "$prog -d $RDMA_DEV1 -D $RDMA_DEV2 -g $RDMA_GID1 -G $RDMA_GID2 ${x[*]} ${w[*]} $*" >&2
 	timeout -k 5 "${RC_CASES_TIMEOUT:-1200}" "$prog" -d "$RDMA_DEV1" -D "$RDMA_DEV2" -g "$RDMA_GID1" -G "$RDMA_GID2" \
-		"${x[@]}" "$@" >/tmp/rc_cases 2>/tmp/rc_cases.err || rc=$?
+		"${x[@]}" "${w[@]}" "$@" >/tmp/rc_cases 2>/tmp/rc_cases.err || rc=$?
 	cat /tmp/rc_cases
 	sed 's/^/  stderr| /' /tmp/rc_cases.err
 	[ $rc != 124 ] || fail "sroce_rc_test timed out"
