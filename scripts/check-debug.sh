@@ -42,9 +42,10 @@ export SROCE_FUZZ_PACKETS=${SROCE_FUZZ_PACKETS:-100000}
 # sroce_rc_test's 20 s per completion on the debug kernel (fuzz, 2026-11-24).
 export SROCE_RC_POLL_MS=${SROCE_RC_POLL_MS:-120000}
 # Lockdep turns itself off for the rest of the boot after its first report,
-# and rds brings a known one, RDS's own (tests/lib.sh, kmsg_drop_known):
-# that group runs last, so that it cannot blind lockdep to the others.
-export SROCE_GROUPS_LAST=${SROCE_GROUPS_LAST:-rds}
+# and nvme and rds bring known ones, nvmet's and RDS's own (tests/lib.sh,
+# kmsg_drop_known): those groups run last, so that they cannot blind
+# lockdep to the others.
+export SROCE_GROUPS_LAST=${SROCE_GROUPS_LAST:-nvme rds}
 # 20 teardowns of every kind took 41 minutes on the debug kernel; the
 # hundred of make check would take over three hours.
 export SROCE_TEARDOWN_ITERS=${SROCE_TEARDOWN_ITERS:-20}

@@ -45,8 +45,13 @@ SROCE_BAD_KMSG='WARNING:|BUG:|Oops|general protection|Call Trace|RIP:|KASAN|UBSA
 #   ID's handler_mutex held, takes rds_trans_sem.  Both orders are RDS's;
 #   RDS over rdma_rxe, without sroce, brings the same report
 #   (Documentation/testing.rst, "Known reports").
+#   nvmet-lockdep: lockdep's "possible circular locking dependency" between
+#   nvmet's nvmet_config_sem and rdma_cm's handler_mutex: removing a port
+#   through configfs destroys its rdma_cm ID under nvmet_config_sem, and an
+#   I/O queue's connect command, handled under the queue's handler_mutex,
+#   looks the subsystem up under nvmet_config_sem.  Both orders are nvmet's.
 #   Lockdep turns itself off after any report, so make check-debug runs
-#   the rds group last.
+#   the nvme and rds groups last.
 kmsg_drop_known() {
 	awk '
 	function flush(name) {
@@ -63,6 +68,9 @@ kmsg_drop_known() {
 		if (buf ~ /circular locking dependency/ && buf ~ /rds_trans_sem/ &&
 		    buf ~ /id_priv->handler_mutex/)
 			return "rds-lockdep"
+		if (buf ~ /circular locking dependency/ && buf ~ /nvmet_config_sem/ &&
+		    buf ~ /id_priv->handler_mutex/ && buf ~ /nvmet_rdma_disable_port/)
+			return "nvmet-lockdep"
 		return ""
 	}
 	/WARNING: possible circular locking dependency detected/ {
