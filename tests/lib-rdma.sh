@@ -404,6 +404,12 @@ rping_pair() {
 # pass or skip, within RC_CASES_TIMEOUT seconds (default 1200) in all.
 # SROCE_RC_POLL_MS, if set, is how long the program waits for each
 # completion (its -w; 20 s by default): make check-debug lengthens it.
+# When a completion does not come, the program runs RC_ON_TIMEOUT before
+# its QPs go: where every QP's requester and completer stand, the device
+# counters, the receive backlogs' drops.
+RC_ON_TIMEOUT='echo "--- no completion: rdma -dd res show qp"; rdma -dd res show qp
+echo "--- rdma statistic show"; rdma statistic show
+echo "--- /proc/net/softnet_stat"; cat /proc/net/softnet_stat'
 rc_cases() {
 	local prog=$SROCE_PROGS/sroce_rc_test x=() w=() want=0 rc=0 n c only=
 	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
@@ -415,7 +421,8 @@ rc_cases() {
 		[[ ",${x[1]:-}," == *",$c,"* ]] || want=$((want + 1))
 	done
 	printf '+ %s\n' "$prog -d $RDMA_DEV1 -D $RDMA_DEV2 -g $RDMA_GID1 -G $RDMA_GID2 ${x[*]} ${w[*]} $*" >&2
-	timeout -k 5 "${RC_CASES_TIMEOUT:-1200}" "$prog" -d "$RDMA_DEV1" -D "$RDMA_DEV2" -g "$RDMA_GID1" -G "$RDMA_GID2" \
+	SROCE_RC_ON_TIMEOUT=$RC_ON_TIMEOUT timeout -k 5 "${RC_CASES_TIMEOUT:-1200}" \
+		"$prog" -d "$RDMA_DEV1" -D "$RDMA_DEV2" -g "$RDMA_GID1" -G "$RDMA_GID2" \
 		"${x[@]}" "${w[@]}" "$@" >/tmp/rc_cases 2>/tmp/rc_cases.err || rc=$?
 	cat /tmp/rc_cases
 	sed 's/^/  stderr| /' /tmp/rc_cases.err

@@ -821,6 +821,27 @@ static const char *wc_desc(const struct ibv_wc *wc)
 	return s;
 }
 
+/*
+ * A completion did not come: before the QPs go, run $SROCE_RC_ON_TIMEOUT
+ * (once per process), for the harness to record the device's view of them
+ * ("rdma -dd res show qp": where each requester and completer stands).
+ */
+static void on_timeout(void)
+{
+	static bool done;
+	const char *cmd = getenv("SROCE_RC_ON_TIMEOUT");
+	int st;
+
+	if (done || !cmd || !*cmd)
+		return;
+	done = true;
+	fflush(stdout);
+	fflush(stderr);
+	st = system(cmd);
+	if (st)
+		fprintf(stderr, "SROCE_RC_ON_TIMEOUT: status %d\n", st);
+}
+
 static int poll_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms, const char *what)
 {
 	long long deadline = now_ms() + ms;
@@ -872,6 +893,8 @@ static int expect_wc(struct ibv_cq *cq, const struct want *w, const char *what)
 	ret = poll_wc(cq, &wc, opt.poll_ms, what);
 	if (ret < 0)
 		return ret;
+	if (ret)
+		on_timeout();
 	CHECK(!ret, "%s: no completion within %d ms (expected wr_id %llu, %s)", what, opt.poll_ms,
 	      (unsigned long long)w->wr_id, ibv_wc_status_str(w->status));
 	return check_wc(&wc, w, what);
