@@ -30,12 +30,16 @@
 #     bounded exception;
 #   - no oops/WARN/BUG, nothing leaked (t_main checks both).
 #
-# SROCE_FUZZ_SEED replays a run (the fuzzer prints the seed it used).
+# SROCE_FUZZ_SEED replays a run (the fuzzer prints the seed it used);
+# SROCE_FUZZ_RATE caps the fuzzer at that many datagrams a second (make
+# check-debug: on a kernel slower than the fuzzer, the queue of fuzz
+# datagrams ahead of the real traffic grew to minutes).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rdma.sh"
 
 : "${SROCE_FUZZ_PACKETS:=1000000}"
 : "${SROCE_FUZZ_SEED:=}"
+: "${SROCE_FUZZ_RATE:=}"
 [ "$SROCE_TEST_TIMEOUT" -ge 1500 ] || SROCE_TEST_TIMEOUT=1500
 RC_CASES_TIMEOUT=900
 RDMA_TOOL_TIMEOUT=600
@@ -174,7 +178,7 @@ real_traffic() {
 # --- the test ---------------------------------------------------------------
 
 test_fuzz() {
-	local sink_pid fuzz_pid feeder_pid qpn rc=0 rounds=0 k seed_arg=()
+	local sink_pid fuzz_pid feeder_pid qpn rc=0 rounds=0 k fuzz_opts=()
 	local -A b1 b2 a1 a2 w
 	rdma_topo two_hosts
 	run ip -n "$H1" addr add "$FUZZ_IP/24" dev st-v1
@@ -192,18 +196,20 @@ test_fuzz() {
 	qpn_feeder "$qpn" &
 	feeder_pid=$!
 	RDMA_BG_PIDS+=("$feeder_pid")
-	wait_for 10 test -s "$QPN_FILE"
+	# The first listing takes seconds on a slow (debug) kernel.
+	wait_for 60 test -s "$QPN_FILE"
 
 	snap b1 sroce1
 	snap b2 sroce2
 	acct_snap w
 
-	[ -n "$SROCE_FUZZ_SEED" ] && seed_arg=(-s "$SROCE_FUZZ_SEED")
+	[ -n "$SROCE_FUZZ_SEED" ] && fuzz_opts=(-s "$SROCE_FUZZ_SEED")
+	[ -n "$SROCE_FUZZ_RATE" ] && fuzz_opts+=(-p "$SROCE_FUZZ_RATE")
 	local groups=() g
 	for g in $SINK_GROUPS $ALL_GROUPS $NO_GROUPS; do groups+=(-m "$g"); done
-	printf '+ [fuzzer] sroce_fuzz -n %s %s\n' "$SROCE_FUZZ_PACKETS" "${seed_arg[*]}" >&2
+	printf '+ [fuzzer] sroce_fuzz -n %s %s\n' "$SROCE_FUZZ_PACKETS" "${fuzz_opts[*]}" >&2
 	ip netns exec "$H1" "$SROCE_PROGS/sroce_fuzz" -t 10.6.0.2 -a "$FUZZ_IP" -T fd00:6::2 -A "$FUZZ_IP6" \
-		"${groups[@]}" -i st-v1 -n "$SROCE_FUZZ_PACKETS" "${seed_arg[@]}" \
+		"${groups[@]}" -i st-v1 -n "$SROCE_FUZZ_PACKETS" "${fuzz_opts[@]}" \
 		-Q "$QPN_FILE" -q "$qpn" -k "$SINK_QKEY" -M 1024 -u 1500 \
 		>/tmp/fuzz.out 2>/tmp/fuzz.err &
 	fuzz_pid=$!

@@ -4,7 +4,7 @@
  *
  * usage: sroce_fuzz -t IPV4 -a IPV4 [-T IPV6 -A IPV6] [-m GROUP]... [-i IF]
  *                   [-n N] [-s SEED] [-q QPN,...] [-Q FILE] [-k QKEY,...]
- *                   [-r RKEY,...] [-b PERCENT] [-M PMTU] [-u MTU] [-v]
+ *                   [-r RKEY,...] [-b PERCENT] [-M PMTU] [-u MTU] [-p PPS] [-v]
  *        sroce_fuzz -c    (check the ICRC code against known packets)
  *
  * Sends N datagrams (default 1000000) to UDP port 4791 of the target
@@ -44,7 +44,10 @@
  *
  * -Q FILE names a file of QPNs (whitespace separated, decimal or 0x hex)
  * re-read whenever it changes, so a test can feed the QPNs of QPs created
- * while the fuzzer runs.  At the end it prints "sent N", the count of each
+ * while the fuzzer runs.  -p caps the rate at PPS datagrams a second
+ * (default: as fast as the sockets take them): a receiver slower than the
+ * sender (a debug kernel) would otherwise build a queue of fuzz datagrams
+ * that the real traffic waits behind for minutes.  At the end it prints "sent N", the count of each
  * class ("class NAME N"), of each destination ("dest ADDR N") and of bad
  * ICRCs ("icrc_bad N"); exit status 0, or 1 if a datagram could not be
  * sent at all (then "send_errors N" says how many).
@@ -116,6 +119,7 @@ static struct {
 	unsigned int mtu;
 	const char *qpn_file;
 	const char *ifname;
+	unsigned int pps;
 	bool verbose;
 } opt = {
 	.count = 1000000,
@@ -664,6 +668,21 @@ static unsigned int send_batch(struct dest *d, unsigned int n)
 	return n;
 }
 
+/* With -p, wait until @sent datagrams since @t0 are within the rate. */
+static void pace(const struct timespec *t0, unsigned long long sent)
+{
+	struct timespec now;
+	double due, spent;
+
+	if (!opt.pps)
+		return;
+	due = (double)sent / opt.pps;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	spent = (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+	if (due > spent)
+		usleep((useconds_t)((due - spent) * 1e6));
+}
+
 /* The sweep: each opcode, cut at every length up to its headers + 8 bytes. */
 static unsigned long long sweep(void)
 {
@@ -700,7 +719,7 @@ static void __attribute__((noreturn)) usage(void)
 	fprintf(stderr,
 		"usage: sroce_fuzz -t IPV4 -a IPV4 [-T IPV6 -A IPV6] [-m GROUP]... [-i IF]\n"
 		"                  [-n N] [-s SEED] [-q QPN,...] [-Q FILE] [-k QKEY,...]\n"
-		"                  [-r RKEY,...] [-b PERCENT] [-M PMTU] [-u MTU] [-v]\n"
+		"                  [-r RKEY,...] [-b PERCENT] [-M PMTU] [-u MTU] [-p PPS] [-v]\n"
 		"       sroce_fuzz -c\n");
 	exit(2);
 }
@@ -716,7 +735,7 @@ int main(int argc, char **argv)
 	int c;
 
 	roce_crc_init();
-	while ((c = getopt(argc, argv, "t:a:T:A:m:i:n:s:q:Q:k:r:b:M:u:vc")) != -1) {
+	while ((c = getopt(argc, argv, "t:a:T:A:m:i:n:s:q:Q:k:r:b:M:u:p:vc")) != -1) {
 		switch (c) {
 		case 't': case 'T': case 'm': dest_add(optarg); break;
 		case 'a': a4 = optarg; break;
@@ -731,6 +750,7 @@ int main(int argc, char **argv)
 		case 'b': opt.bad_icrc = (unsigned int)atoi(optarg); break;
 		case 'M': opt.pmtu = (unsigned int)atoi(optarg); break;
 		case 'u': opt.mtu = (unsigned int)atoi(optarg); break;
+		case 'p': opt.pps = (unsigned int)atoi(optarg); break;
 		case 'v': opt.verbose = true; break;
 		case 'c': return roce_icrc_selftest();
 		default: usage();
@@ -774,6 +794,7 @@ int main(int argc, char **argv)
 			cls_sent[generate(&pkts[i], d)]++;
 		send_batch(d, n);
 		total += n;
+		pace(&t0, total);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("sent %llu in %.1f s\n", total - send_errors,
