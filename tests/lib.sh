@@ -156,9 +156,7 @@ sroce_object_count() { awk -v k="$1" '$1 == k { print $2 }' "$SROCE_DEBUGFS/obje
 
 # sroce_check_no_objects: every object kind is back to zero.
 sroce_check_no_objects() {
-	local left
-	left=$(awk '$2 != 0' "$SROCE_DEBUGFS/objects")
-	[ -z "$left" ] || fail "objects left behind: $(echo $left)"
+	! objects_live || fail "objects left behind: $SROCE_LIVE"
 }
 
 # sroce_links: names of the RDMA devices named sroce* (every test device).
