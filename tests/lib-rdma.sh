@@ -403,7 +403,9 @@ rping_pair() {
 # named (less rxe's deviations, RXE_RC_TEST_DEVIATIONS, for rxe), each must
 # pass or skip, within RC_CASES_TIMEOUT seconds (default 1200) in all.
 # SROCE_RC_POLL_MS, if set, is how long the program waits for each
-# completion (its -w; 20 s by default): make check-debug lengthens it.
+# completion (its -w; 20 s by default), and SROCE_RC_ACK_TIMEOUT the QPs'
+# local ACK timeout (its -a; 14, 67 ms, by default): make check-debug
+# lengthens both.
 # When a completion does not come, the program runs RC_ON_TIMEOUT before
 # its QPs go: where every QP's requester and completer stand, the device
 # counters, the receive backlogs' drops.
@@ -415,6 +417,7 @@ rc_cases() {
 	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
 	[ "$RDMA_KIND" = rxe ] && [ -n "${RXE_RC_TEST_DEVIATIONS:-}" ] && x=(-x "$RXE_RC_TEST_DEVIATIONS")
 	[ -n "${SROCE_RC_POLL_MS:-}" ] && w=(-w "$SROCE_RC_POLL_MS")
+	[ -n "${SROCE_RC_ACK_TIMEOUT:-}" ] && w+=(-a "$SROCE_RC_ACK_TIMEOUT")
 	[ "${1:-}" = -t ] && only=$2
 	for c in $("$prog" -l); do
 		[ -z "$only" ] || [[ ",$only," == *",$c,"* ]] || continue

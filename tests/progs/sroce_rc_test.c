@@ -4,7 +4,7 @@
  *
  * usage: sroce_rc_test -d DEV1 [-D DEV2] [-g GIDIDX] [-G GIDIDX2] [-m MTU]
  *                      [-t CASE,...] [-x CASE,...] [-u IP] [-w POLL_MS]
- *                      [-T CASE_TIMEOUT_S] [-l] [-v]
+ *                      [-T CASE_TIMEOUT_S] [-a ACK_TIMEOUT] [-l] [-v]
  *
  * Opens two devices (or one device twice: loopback), and for each case
  * connects RC QP pairs directly: QPN, PSN and GID are exchanged in-process
@@ -24,7 +24,9 @@
  * the path MTU of every case except "send", which runs at every MTU up to
  * the ports' active MTU; -u names the address of a peer that does not
  * exist (default: our IPv4 GID with the last byte replaced by 254); -w is
- * how long a completion is waited for; -l lists the cases.
+ * how long a completion is waited for; -a is the local ACK timeout of the
+ * QPs (the verbs' exponent: 4.096 us << ACK_TIMEOUT; default 14, 67 ms),
+ * except in the cases that test the timeout itself; -l lists the cases.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -54,6 +56,7 @@ static struct {
 	enum ibv_mtu mtu;
 	int poll_ms;
 	int case_timeout;
+	uint8_t ack_timeout;
 	const char *only;
 	const char *exclude;
 	const char *unreach;
@@ -63,6 +66,7 @@ static struct {
 	.mtu = IBV_MTU_1024,
 	.poll_ms = 20000,
 	.case_timeout = 180,
+	.ack_timeout = 14,	/* 4.096 us << 14: 67 ms */
 };
 
 /* --- verdicts --------------------------------------------------------------- */
@@ -395,7 +399,7 @@ static void conf_init(struct qp_conf *c)
 	c->cap.max_recv_sge = 1;
 	c->cqe = 256;
 	c->mtu = opt.mtu;
-	c->timeout = 14;
+	c->timeout = opt.ack_timeout;
 	c->retry_cnt = 7;
 	c->rnr_retry = 7;
 	c->min_rnr_timer = 12;
@@ -2861,7 +2865,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: sroce_rc_test -d DEV1 [-D DEV2] [-g GIDIDX] [-G GIDIDX2] [-m MTU]\n"
 		"                     [-t CASE,...] [-x CASE,...] [-u IP] [-w POLL_MS]\n"
-		"                     [-T CASE_TIMEOUT_S] [-l] [-v]\n");
+		"                     [-T CASE_TIMEOUT_S] [-a ACK_TIMEOUT] [-l] [-v]\n");
 	exit(2);
 }
 
@@ -2880,12 +2884,24 @@ static enum ibv_mtu mtu_of(const char *s)
 	exit(2);
 }
 
+/* The QPs' local ACK timeout, as the exponent the verbs take (1..31). */
+static uint8_t ack_timeout_of(const char *s)
+{
+	int t = atoi(s);
+
+	if (t < 1 || t > 31) {
+		fprintf(stderr, "sroce_rc_test: bad ACK timeout %s (1..31)\n", s);
+		exit(2);
+	}
+	return (uint8_t)t;
+}
+
 static void parse(int argc, char **argv)
 {
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:D:g:G:m:t:x:u:w:T:lv")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:m:t:x:u:w:T:a:lv")) != -1) {
 		switch (c) {
 		case 'd': opt.dev[0] = optarg; break;
 		case 'D': opt.dev[1] = optarg; break;
@@ -2897,6 +2913,7 @@ static void parse(int argc, char **argv)
 		case 'u': opt.unreach = optarg; break;
 		case 'w': opt.poll_ms = atoi(optarg); break;
 		case 'T': opt.case_timeout = atoi(optarg); break;
+		case 'a': opt.ack_timeout = ack_timeout_of(optarg); break;
 		case 'v': opt.verbose = true; break;
 		case 'l':
 			for (i = 0; i < ARRAY_SIZE(cases); i++)
