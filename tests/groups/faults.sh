@@ -156,16 +156,16 @@ test_all_at_once() {
 	expect_some retransmits
 }
 
-# Every response held back 100 ms, past the local ACK timeout sroce_rc_test
-# sets (14: 67 ms): the requester goes back and sends again while the
-# responses to the first transmission are still coming.  Those must be
-# taken (they acknowledge what they acknowledge), not thrown away as
-# unexpected: rx_drop_resp stays 0 on the requester, and only true
-# duplicates are dropped (rx_dup_resp).
+# Every response held back 100 ms, past the local ACK timeout the test sets
+# (-a 14: 67 ms, whatever SROCE_RC_ACK_TIMEOUT says): the requester goes
+# back and sends again while the responses to the first transmission are
+# still coming.  Those must be taken (they acknowledge what they
+# acknowledge), not thrown away as unexpected: rx_drop_resp stays 0 on the
+# requester, and only true duplicates are dropped (rx_dup_resp).
 test_late_acks() {
 	rdma_topo two_hosts
 	impair st-v2 "$H2" delay 100ms
-	rc_cases -t "$FAULT_CASES" -m 1024
+	rc_cases -t "$FAULT_CASES" -m 1024 -a 14
 	show_counters
 	[ "$(counter sroce1 timeouts)" -gt 0 ] || fail "no local ACK timeout: the responses were not late"
 	[ "$(counter sroce1 rx_drop_resp)" = 0 ] ||
