@@ -48,7 +48,9 @@ export SROCE_FUZZ_RATE=${SROCE_FUZZ_RATE:-250}
 export SROCE_RC_POLL_MS=${SROCE_RC_POLL_MS:-120000}
 # Paced at 250/s, beside a second guest, a 1 MiB RDMA WRITE went seven
 # 67 ms ACK timeouts without an ACK and ended in RETRY_EXC_ERR.  18 is
-# 1.07 s: eight seconds without progress before a QP gives up.
+# 1.07 s: eight seconds without progress before a QP gives up.  (Not
+# sroce's min_ack_timeout floor, as the pair groups do: peer and
+# faults/late_acks measure the device's own timeout.)
 export SROCE_RC_ACK_TIMEOUT=${SROCE_RC_ACK_TIMEOUT:-18}
 # Lockdep turns itself off for the rest of the boot after its first report,
 # and nvme and rds bring known ones, nvmet's and RDS's own (tests/lib.sh,
