@@ -413,20 +413,20 @@ RC_ON_TIMEOUT='echo "--- no completion: rdma -dd res show qp"; rdma -dd res show
 echo "--- rdma statistic show"; rdma statistic show
 echo "--- /proc/net/softnet_stat"; cat /proc/net/softnet_stat'
 rc_cases() {
-	local prog=$SROCE_PROGS/sroce_rc_test x=() w=() want=0 rc=0 n c only=
+	local prog=$SROCE_PROGS/sroce_rc_test x=() slow=() want=0 rc=0 n c only=
 	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
 	[ "$RDMA_KIND" = rxe ] && [ -n "${RXE_RC_TEST_DEVIATIONS:-}" ] && x=(-x "$RXE_RC_TEST_DEVIATIONS")
-	[ -n "${SROCE_RC_POLL_MS:-}" ] && w=(-w "$SROCE_RC_POLL_MS")
-	[ -n "${SROCE_RC_ACK_TIMEOUT:-}" ] && w+=(-a "$SROCE_RC_ACK_TIMEOUT")
+	[ -n "${SROCE_RC_POLL_MS:-}" ] && slow=(-w "$SROCE_RC_POLL_MS")
+	[ -n "${SROCE_RC_ACK_TIMEOUT:-}" ] && slow+=(-a "$SROCE_RC_ACK_TIMEOUT")
 	[ "${1:-}" = -t ] && only=$2
 	for c in $("$prog" -l); do
 		[ -z "$only" ] || [[ ",$only," == *",$c,"* ]] || continue
 		[[ ",${x[1]:-}," == *",$c,"* ]] || want=$((want + 1))
 	done
-	printf '+ %s\n' "$prog -d $RDMA_DEV1 -D $RDMA_DEV2 -g $RDMA_GID1 -G $RDMA_GID2 ${x[*]} ${w[*]} $*" >&2
+	printf '+ %s\n' "$prog -d $RDMA_DEV1 -D $RDMA_DEV2 -g $RDMA_GID1 -G $RDMA_GID2 ${x[*]} ${slow[*]} $*" >&2
 	SROCE_RC_ON_TIMEOUT=$RC_ON_TIMEOUT timeout -k 5 "${RC_CASES_TIMEOUT:-1200}" \
 		"$prog" -d "$RDMA_DEV1" -D "$RDMA_DEV2" -g "$RDMA_GID1" -G "$RDMA_GID2" \
-		"${x[@]}" "${w[@]}" "$@" >/tmp/rc_cases 2>/tmp/rc_cases.err || rc=$?
+		"${x[@]}" "${slow[@]}" "$@" >/tmp/rc_cases 2>/tmp/rc_cases.err || rc=$?
 	cat /tmp/rc_cases
 	sed 's/^/  stderr| /' /tmp/rc_cases.err
 	[ $rc != 124 ] || fail "sroce_rc_test timed out"
