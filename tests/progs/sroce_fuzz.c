@@ -47,10 +47,12 @@
  * while the fuzzer runs.  -p caps the rate at PPS datagrams a second
  * (default: as fast as the sockets take them): a receiver slower than the
  * sender (a debug kernel) would otherwise build a queue of fuzz datagrams
- * that the real traffic waits behind for minutes.  At the end it prints "sent N", the count of each
- * class ("class NAME N"), of each destination ("dest ADDR N") and of bad
- * ICRCs ("icrc_bad N"); exit status 0, or 1 if a datagram could not be
- * sent at all (then "send_errors N" says how many).
+ * that the real traffic waits behind for minutes.
+ *
+ * At the end it prints "sent N", the count of each class ("class NAME N"),
+ * of each destination ("dest ADDR N") and of bad ICRCs ("icrc_bad N");
+ * exit status 0, or 1 if a datagram could not be sent at all (then
+ * "send_errors N" says how many).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
