@@ -345,13 +345,18 @@ static int sroce_comp_aeth(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	}
 }
 
-/* The READ or atomic work request a response is for, or NULL. */
+/*
+ * The READ or atomic work request a response is for.  NULL when it is for
+ * none (*@after is then -EINVAL), or when responses before it are missing:
+ * it is dropped (counted), and *@after says what asking again for the
+ * first missing one needs.
+ */
 static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
 						      u32 psn, int *after)
 {
 	struct sroce_swqe *w;
 
-	*after = SROCE_COMP_NOTHING;
+	*after = -EINVAL;
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
 	if (!w || !sroce_comp_is_rd_atomic(w) ||
 	    sroce_psn_diff(psn, w->first_psn) < 0)
@@ -364,9 +369,11 @@ static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
 	if (sroce_psn_diff(psn, w->last_psn) > 0 ||
 	    (psn != qp->comp.psn && psn != w->first_psn)) {
 		/* A gap in the responses: ask again from the first missing. */
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RX_DROP_GAP);
 		*after = sroce_comp_gap_retry(qp);
 		return NULL;
 	}
+	*after = SROCE_COMP_NOTHING;
 	return w;
 }
 
@@ -398,8 +405,10 @@ static int sroce_comp_read(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	int after;
 
 	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &after);
-	if (!w || w->opcode != IB_WR_RDMA_READ)
-		return after ? after : -EINVAL;
+	if (!w)
+		return after;
+	if (w->opcode != IB_WR_RDMA_READ)
+		return -EINVAL;
 	offset = ((pkt->psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
 	if (!sroce_comp_read_shape_ok(qp, w, pkt, offset))
 		return -EINVAL;
@@ -426,8 +435,10 @@ static int sroce_comp_atomic(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	int after;
 
 	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &after);
-	if (!w || w->opcode == IB_WR_RDMA_READ)
-		return after ? after : -EINVAL;
+	if (!w)
+		return after;
+	if (w->opcode == IB_WR_RDMA_READ)
+		return -EINVAL;
 	ack = (void *)pkt->bth + pkt->info->off_atmack;
 	orig = be64_to_cpu(ack->orig);
 	slot = (w - qp->sq.wqe);

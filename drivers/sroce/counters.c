@@ -24,6 +24,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_NO_RECV] = { .name = "rx_drop_no_recv" },
 	[SROCE_CNT_RX_DROP_UC] = { .name = "rx_drop_uc" },
 	[SROCE_CNT_RX_DROP_RESP] = { .name = "rx_drop_resp" },
+	[SROCE_CNT_RX_DROP_GAP] = { .name = "rx_drop_gap" },
 	[SROCE_CNT_RX_DUP_RESP] = { .name = "rx_dup_resp" },
 	[SROCE_CNT_RX_DROP_DUP] = { .name = "rx_drop_dup" },
 	[SROCE_CNT_RX_DROP_MCAST] = { .name = "rx_drop_mcast" },

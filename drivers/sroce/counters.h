@@ -34,6 +34,9 @@ struct sroce_dev;
  * @SROCE_CNT_RX_DROP_UC: dropped, UC packet of a message already broken
  * @SROCE_CNT_RX_DROP_RESP: dropped, response or ACK the requester did not
  *	expect
+ * @SROCE_CNT_RX_DROP_GAP: dropped, READ or atomic response beyond responses
+ *	still missing (go-back-N: the requester asks again from the first
+ *	missing one, once per gap, and drops what arrives past it meanwhile)
  * @SROCE_CNT_RX_DUP_RESP: dropped, response or ACK for a PSN already
  *	acknowledged (a duplicate: after a go-back, both transmissions are
  *	answered)
@@ -84,6 +87,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_NO_RECV,
 	SROCE_CNT_RX_DROP_UC,
 	SROCE_CNT_RX_DROP_RESP,
+	SROCE_CNT_RX_DROP_GAP,
 	SROCE_CNT_RX_DUP_RESP,
 	SROCE_CNT_RX_DROP_DUP,
 	SROCE_CNT_RX_DROP_MCAST,

@@ -56,7 +56,7 @@ NO_GROUPS="239.9.9.9 ff0e::9"
 # The drop counters a fuzz datagram can land in.  The fuzzer's address
 # is no RC/UC QP's peer, so its packets never reach the responder or the
 # completer of those QPs: rx_drop_dup, rx_dup_resp, rx_drop_resp,
-# rx_drop_uc and rx_drop_seq belong to the real traffic alone.
+# rx_drop_gap, rx_drop_uc and rx_drop_seq belong to the real traffic alone.
 FUZZ_DROPS="rx_drop_short rx_drop_header rx_drop_icrc rx_drop_opcode rx_drop_no_qp rx_drop_qp_type rx_drop_qp_state rx_drop_address rx_drop_pkey rx_drop_qkey rx_drop_no_recv rx_drop_mcast rp_cnp_ignored"
 
 # A veth hands each datagram to the receive backlog of the CPU that sent

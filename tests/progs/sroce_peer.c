@@ -975,7 +975,7 @@ static const char *const cnt_names[] = {
 	"rx_drop_dup", "rx_drop_seq", "seq_naks_sent", "rnr_naks_sent", "err_naks_sent",
 	"rx_drop_short", "rx_drop_header", "rx_drop_icrc", "rx_drop_opcode", "rx_drop_no_qp",
 	"rx_drop_qp_type", "rx_drop_qp_state", "rx_drop_address", "rx_drop_pkey",
-	"rx_drop_resp", "rx_dup_resp", "retransmits", "timeouts", "seq_naks_rcvd",
+	"rx_drop_resp", "rx_drop_gap", "rx_dup_resp", "retransmits", "timeouts", "seq_naks_rcvd",
 	"rnr_naks_rcvd", "err_naks_rcvd", "rx_drop_uc", "rx_drop_no_recv", "rp_cnp_ignored",
 	"rx_packets", "tx_packets",
 };
@@ -2146,9 +2146,10 @@ static int peer_read_rsps(uint32_t psn, uint32_t from, uint32_t roff, uint32_t l
  * A. 4 KiB answered First, Middle, Middle, Last: the bytes land, one
  *    completion (RDMA_READ, byte_len 4096).
  * B. 4 KiB whose first Middle is missing (First, then the second Middle):
- *    the requester asks again from the missing PSN at once (a gap in READ
- *    responses means the missing ones were lost), its RETH moved on:
- *    VA + 1024, 3072 bytes; answered Middle, Middle, Last from there.
+ *    the requester drops the Middle beyond the gap (rx_drop_gap) and
+ *    asks again from the missing PSN at once (a gap in READ responses
+ *    means the missing ones were lost), its RETH moved on: VA + 1024,
+ *    3072 bytes; answered Middle, Middle, Last from there.
  * C. 3000 bytes whose Last carries 900 bytes, not 952: sroce drops it
  *    (rx_drop_resp; a response whose length does not fit its READ is not
  *    one it can place), and asks again from that PSN when the ACK timer
@@ -2699,7 +2700,7 @@ static const struct scenario {
 	{ "req_ack_unsent_psn", sc_req_ack_unsent_psn, { .sq_psn = 0x6600, REQ_ATTRS(19, 7, 7) },
 	  "rx_drop_resp=2 rx_dup_resp=2" },
 	{ "req_read_response", sc_req_read_response, { .sq_psn = 0xfffffc, REQ_ATTRS(16, 7, 7) },
-	  "retransmits=3 timeouts=2 rx_drop_resp=2" },
+	  "retransmits=3 timeouts=2 rx_drop_resp=2 rx_drop_gap=1" },
 	{ "req_atomic_response", sc_req_atomic_response,
 	  { .sq_psn = 0x6700, REQ_ATTRS(19, 7, 7) }, "retransmits=1" },
 	{ "req_implicit_ack_by_read_response", sc_req_implicit_ack_by_read_response,
