@@ -131,6 +131,26 @@ srp_disk() {
 	return 1
 }
 
+# add_target FILE OPTS: write OPTS to ib_srp's add_target FILE.  A target
+# port logged out a moment ago can still be on ib_srp's list (its removal
+# work drops it last, after the SCSI host, the rdma_cm ID, the QP and the
+# CQs are gone), and then the write fails with EEXIST ("Already connected
+# to target port"): that one is tried again for up to 10 s.
+add_target() {
+	local file=$1 opts=$2 err i
+	for i in $(seq 50); do
+		err=$( { echo "$opts" >"$file"; } 2>&1 ) && {
+			[ "$i" = 1 ] || log "add_target taken at try $i"
+			return 0
+		}
+		case $err in
+		*"File exists"*) sleep 0.2 ;;
+		*) break ;;
+		esac
+	done
+	fail "ib_srp refused the login ($err): $(dmesg | tail -n 5)"
+}
+
 # initiator_login IDEV ADDR [SRC]: log in from IDEV to the target at
 # ADDR:$SRP_PORT and wait for the disk.
 initiator_login() {
@@ -141,20 +161,30 @@ initiator_login() {
 	log "add_target on srp-$1-1: $opts"
 	# Where srp_recovery_check starts counting: the test's first login.
 	[ -n "${SRP_T0:-}" ] || SRP_T0=$(cut -d' ' -f1 /proc/uptime)
-	echo "$opts" >"/sys/class/infiniband_srp/srp-$1-1/add_target" ||
-		fail "ib_srp refused the login: $(dmesg | tail -n 5)"
+	add_target "/sys/class/infiniband_srp/srp-$1-1/add_target" "$opts"
 	wait_for 60 srp_disk
+	# What initiator_logout waits to see go must be there to begin with.
+	srp_cqs >/dev/null || fail "rdma resource shows no CQ of ib_srp's"
 	log "logged in: $(srp_hosts) $(srp_disk), $(($(cat "/sys/block/$(basename "$(srp_disk)")/size") / 2048)) MiB"
 }
 
+# srp_cqs: the completion queues ib_srp owns (rdma resource names a
+# kernel owner in brackets).
+srp_cqs() {
+	rdma resource show cq | grep -F 'comm [ib_srp]'
+}
+
 # initiator_logout: remove every SRP target port; wait for its SCSI host
-# to go.
+# to go, and for its channels: ib_srp removes the host first and then
+# disconnects, drains and destroys the QPs and frees the CQs (a transport
+# that cannot flush its QPs hangs here).
 initiator_logout() {
 	local p
 	for p in /sys/class/srp_remote_ports/port-*; do
 		[ -e "$p/delete" ] && echo 1 >"$p/delete"
 	done
 	wait_for 60 eval '! srp_hosts'
+	wait_for 60 eval '! srp_cqs'
 }
 
 # fio_verify NAME DISK [fio options]: random writes and reads of mixed
