@@ -726,6 +726,23 @@ static void __attribute__((noreturn)) usage(void)
 	exit(2);
 }
 
+/* The number @s, which must lie in [@min, @max]; anything else ends in usage(). */
+static unsigned long long num_arg(const char *s, unsigned long long min,
+				  unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v < min || v > max) {
+		fprintf(stderr, "sroce_fuzz: '%s' is not a number from %llu to %llu\n", s, min,
+			max);
+		usage();
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long total = 0;
@@ -743,16 +760,16 @@ int main(int argc, char **argv)
 		case 'a': a4 = optarg; break;
 		case 'A': a6 = optarg; break;
 		case 'i': opt.ifname = optarg; break;
-		case 'n': opt.count = strtoull(optarg, NULL, 0); break;
-		case 's': opt.seed = strtoull(optarg, NULL, 0); seeded = true; break;
+		case 'n': opt.count = num_arg(optarg, 0, ~0ull); break;
+		case 's': opt.seed = num_arg(optarg, 0, ~0ull); seeded = true; break;
 		case 'q': keys_parse(&qpns_cmdline, optarg); break;
 		case 'Q': opt.qpn_file = optarg; break;
 		case 'k': keys_parse(&qkeys, optarg); break;
 		case 'r': keys_parse(&rkeys, optarg); break;
-		case 'b': opt.bad_icrc = (unsigned int)atoi(optarg); break;
-		case 'M': opt.pmtu = (unsigned int)atoi(optarg); break;
-		case 'u': opt.mtu = (unsigned int)atoi(optarg); break;
-		case 'p': opt.pps = (unsigned int)atoi(optarg); break;
+		case 'b': opt.bad_icrc = (unsigned int)num_arg(optarg, 0, 100); break;
+		case 'M': opt.pmtu = (unsigned int)num_arg(optarg, 256, 4096); break;
+		case 'u': opt.mtu = (unsigned int)num_arg(optarg, 576, MAX_PKT); break;
+		case 'p': opt.pps = (unsigned int)num_arg(optarg, 0, 10000000); break;
 		case 'v': opt.verbose = true; break;
 		case 'c': return roce_icrc_selftest();
 		default: usage();
