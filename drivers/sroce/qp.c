@@ -356,6 +356,9 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type event)
  */
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type event)
 {
+	/* Where from: the one trace a failure in the field leaves. */
+	sroce_dbg_qp(qp, "to ERR from %pS, event %d",
+		     __builtin_return_address(0), event);
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	sroce_qp_sched_event(qp, SROCE_QP_EV_FLUSH | (event ? BIT(event) : 0));
 }
