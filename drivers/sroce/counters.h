@@ -41,6 +41,10 @@ struct sroce_dev;
  *	acknowledged (a duplicate: after a go-back, both transmissions are
  *	answered)
  * @SROCE_CNT_RX_DROP_DUP: duplicate request dropped (after re-ACKing)
+ * @SROCE_CNT_STALE_READ_REPLAYS: duplicate READs (counted in rx_drop_dup)
+ *	whose answer was given up because the memory they read was gone: its
+ *	owner let it go after the READ was answered, so nobody waits for a
+ *	second answer
  * @SROCE_CNT_RX_DROP_MCAST: dropped, multicast datagram for a group no QP
  *	of this device is attached to
  * @SROCE_CNT_RX_DROP_SEQ: dropped without a word, RC request past the
@@ -90,6 +94,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_GAP,
 	SROCE_CNT_RX_DUP_RESP,
 	SROCE_CNT_RX_DROP_DUP,
+	SROCE_CNT_STALE_READ_REPLAYS,
 	SROCE_CNT_RX_DROP_MCAST,
 	SROCE_CNT_RX_DROP_SEQ,
 	SROCE_CNT_RP_CNP_IGNORED,

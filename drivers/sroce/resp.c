@@ -884,29 +884,32 @@ static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 	return skb;
 }
 
-/* Build the next owed packet; NULL when nothing is owed. */
-static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
+/*
+ * The next packet of @res's READ answer; NULL when out of memory, or when
+ * the answer is given up (*@stale).  Memory that went away under a first
+ * answer fails the QP with a remote access NAK.  Under a replay it does
+ * not: its owner deregistered or invalidated it after the first answer,
+ * on its peer's word that the READ was over, so the duplicate is a stale
+ * copy (held back by the network, or sent just before the answer came)
+ * that no requester waits for, and the replay is dropped, counted.  Were
+ * one waiting after all, its ACK timer would go off and say so there.
+ */
+static struct sk_buff *sroce_resp_read_next(struct sroce_qp *qp,
+					    struct sroce_resp_res *res,
+					    bool *stale)
 {
-	struct sroce_resp_res *res = sroce_resp_oldest(qp);
-	struct sroce_resp_ack *p = &qp->resp.pending;
-	struct sk_buff *skb;
+	struct sk_buff *skb = sroce_resp_read_skb(qp, res);
 
-	lockdep_assert_held(&qp->resp.lock);
-	if (!res) {
-		if (!p->valid)
-			return NULL;
-		p->valid = false;
-		return sroce_resp_ack_skb(qp, p->syndrome, p->psn, false, 0);
-	}
-	if (res->type == SROCE_RES_ATOMIC) {
+	*stale = false;
+	if (IS_ERR(skb) && res->replay) {
 		sroce_resp_res_sent(qp, res);
-		return sroce_resp_ack_skb(qp, SROCE_AETH_ACK |
-					  SROCE_AETH_ACK_UNLIMITED,
-					  res->first_psn, true, res->orig);
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_STALE_READ_REPLAYS);
+		*stale = true;
+		return NULL;
 	}
-	skb = sroce_resp_read_skb(qp, res);
 	if (IS_ERR(skb)) {
 		sroce_resp_res_sent(qp, res);
+		sroce_count(sroce_qp_dev(qp), SROCE_CNT_ERR_NAKS_SENT);
 		skb = sroce_resp_ack_skb(qp, SROCE_AETH_NAK |
 					 SROCE_NAK_REM_ACCESS, res->cur_psn,
 					 false, 0);
@@ -922,6 +925,33 @@ static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
 		sroce_resp_res_sent(qp, res);
 	res->cur_psn = sroce_psn_add(res->cur_psn, 1);
 	return skb;
+}
+
+/* Build the next owed packet; NULL when nothing is owed. */
+static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
+{
+	struct sroce_resp_ack *p = &qp->resp.pending;
+	struct sroce_resp_res *res;
+	struct sk_buff *skb;
+	bool stale;
+
+	lockdep_assert_held(&qp->resp.lock);
+	while ((res = sroce_resp_oldest(qp))) {
+		if (res->type == SROCE_RES_ATOMIC) {
+			sroce_resp_res_sent(qp, res);
+			return sroce_resp_ack_skb(qp, SROCE_AETH_ACK |
+						  SROCE_AETH_ACK_UNLIMITED,
+						  res->first_psn, true,
+						  res->orig);
+		}
+		skb = sroce_resp_read_next(qp, res, &stale);
+		if (!stale)
+			return skb;
+	}
+	if (!p->valid)
+		return NULL;
+	p->valid = false;
+	return sroce_resp_ack_skb(qp, p->syndrome, p->psn, false, 0);
 }
 
 /*

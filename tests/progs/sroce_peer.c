@@ -977,7 +977,7 @@ static const char *const cnt_names[] = {
 	"rx_drop_qp_type", "rx_drop_qp_state", "rx_drop_address", "rx_drop_pkey",
 	"rx_drop_resp", "rx_drop_gap", "rx_dup_resp", "retransmits", "timeouts", "seq_naks_rcvd",
 	"rnr_naks_rcvd", "err_naks_rcvd", "rx_drop_uc", "rx_drop_no_recv", "rp_cnp_ignored",
-	"rx_packets", "tx_packets",
+	"stale_read_replays", "rx_packets", "tx_packets",
 };
 #define NCNT (sizeof(cnt_names) / sizeof(cnt_names[0]))
 
@@ -1252,6 +1252,36 @@ static int sc_dup_read(const struct vconf *c)
 	TRY(req_send(&r));
 	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 4), 2, "a SEND after the duplicates"));
 	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 64, false, 0, "a SEND after the READs"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * dup_read_stale - a READ of memory its owner deregisters once the READ
+ * is answered, then a duplicate of it (a copy the network held back): the
+ * duplicate gets no answer (the memory is gone, and a requester with the
+ * whole answer waits for none; stale_read_replays), no NAK, and the QP
+ * stays up: the next SEND is taken and ACKed.
+ */
+static int sc_dup_read_stale(const struct vconf *c)
+{
+	uint32_t p = c->epsn, off = 32768, len = 2 * PMTU;
+	struct ibv_mr *mr;
+	struct req r;
+
+	mr = ibv_reg_mr(vic.pd, vic.buf + off, 8192,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	CHECK(mr, "ibv_reg_mr: %s", strerror(errno));
+	r = rq_rdma(OP_READ_REQ, p, va_of(off), mr->rkey, len);
+	TRY(req_send(&r));
+	TRY(expect_read(p, off, len, 1, false, "a READ"));
+	CHECK(!ibv_dereg_mr(mr), "ibv_dereg_mr: %s", strerror(errno));
+	TRY(req_send(&r));
+	TRY(expect_quiet_ms("a duplicate READ of memory deregistered since", 300));
+	TRY(expect_state(IBV_QPS_RTS));
+	r = rq_send(OP_SEND_ONLY, psn_add(p, 2), msg[2], 64);
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 2), 2, "a SEND after the duplicate"));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 64, false, 0, "the SEND"));
 	return expect_state(IBV_QPS_RTS);
 }
 
@@ -2659,6 +2689,8 @@ static const struct scenario {
 	  "rx_drop_dup=2" },
 	{ "dup_read", sc_dup_read, { .epsn = 0xfffffe, .rd_atomic = 2, .nrecv = 1 },
 	  "rx_drop_dup=2" },
+	{ "dup_read_stale", sc_dup_read_stale, { .epsn = 0x2200, .rd_atomic = 1, .nrecv = 1 },
+	  "rx_drop_dup=1 stale_read_replays=1" },
 	{ "seq_gap", sc_seq_gap, { .epsn = 0x3000, .nrecv = 4 },
 	  "seq_naks_sent=2 rx_drop_seq=2" },
 	{ "write_bad_rkey", sc_write_bad_rkey, { .epsn = 0x4000, .nrecv = 1 },
