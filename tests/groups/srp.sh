@@ -198,7 +198,7 @@ fio_verify() {
 		--verify_state_save=0 "$@" 2>&1) ||
 		{ printf '%s\n' "$out"; fail "fio $name failed"; }
 	printf '%s\n' "$out" | grep -E 'err=|READ:|WRITE:|verify'
-	rdma statistic show | grep -oE '^link [^ ]+|(tx_packets|retransmits|timeouts|rx_drop_[a-z_]+|[a-z]+_naks_[a-z]+) [1-9][0-9]*' | tr '\n' ' '
+	rdma statistic show | grep -oE '^link [^ ]+|(tx_packets|retransmits|timeouts|rx_drop_[a-z_]+|rx_dup_resp|stale_read_replays|[a-z]+_naks_[a-z]+) [1-9][0-9]*' | tr '\n' ' '
 	echo
 	printf '%s\n' "$out" | has 'err= 0' || fail "fio $name reported errors"
 	srp_recovery_check
