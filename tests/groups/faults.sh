@@ -162,9 +162,9 @@ test_all_at_once() {
 # still coming.  Those must be taken (they acknowledge what they
 # acknowledge), not thrown away as unexpected: rx_drop_resp stays 0 on the
 # requester.  Dropped may be only true duplicates (rx_dup_resp) and READ
-# responses beyond responses still missing (rx_drop_gap: a go-back-N
-# requester takes nothing past a gap; it asks again from the first
-# missing one).
+# or atomic responses beyond responses still missing (rx_drop_gap: a
+# go-back-N requester takes nothing past a gap; it asks again from the
+# first missing one).
 test_late_acks() {
 	rdma_topo two_hosts
 	impair st-v2 "$H2" delay 100ms
