@@ -287,6 +287,14 @@ static int sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 code)
 						       IB_WC_RNR_RETRY_EXC_ERR);
 		qp->comp.rnr_left--;
 	}
+	/*
+	 * The responder answered: the request got there and the answer came
+	 * back, so the transport retries start over.  A local ACK timeout
+	 * that fired while this NAK was on its way (a round trip longer than
+	 * the timeout) is not held against the QP round after round; only
+	 * rnr_retry bounds how long the receiver may stay not ready.
+	 */
+	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.psn = psn;
 	qp->comp.rnr_wait = true;
 	qp->req.retry = true;
