@@ -91,6 +91,9 @@ static struct {
 
 static char why[1024];
 
+/* What a scenario computed the counters must do, over its table entry's. */
+static char cnt_want[128];
+
 /* Record why the scenario failed (the first reason wins); returns -1. */
 static int __attribute__((format(printf, 1, 2))) failf(const char *fmt, ...)
 {
@@ -1859,26 +1862,59 @@ static long least_gap_ms(double ms)
 }
 
 /*
- * The next request must be @first sent again: the same bytes (the ICRC
- * too over IPv6; over IPv4 it covers the IP ID, which a UDP socket does
- * not show), arriving no sooner than @least_ms after @t0 (rt_ms() time).
- * Returns its arrival time in *@t1.
+ * Whether @r is @first again: the same bytes (the ICRC too over IPv6; over
+ * IPv4 it covers the IP ID, which a UDP socket does not show).
+ */
+static bool same_request(const struct inreq *first, const struct inreq *r)
+{
+	size_t cmp = peer.family == AF_INET6 ? first->n : first->n - ICRC_LEN;
+
+	return r->n == first->n && !memcmp(r->raw, first->raw, cmp);
+}
+
+/* The next request must be @first sent again. */
+static int expect_copy(const struct inreq *first, const char *what)
+{
+	struct inreq r;
+
+	TRY(expect_inreq(&r, first->op, first->psn, what));
+	CHECK(same_request(first, &r),
+	      "%s: the resent packet (%zu bytes) differs from the first (%zu bytes)", what, r.n,
+	      first->n);
+	return 0;
+}
+
+/*
+ * The next request must be @first sent again, arriving no sooner than
+ * @least_ms after @t0 (rt_ms() time).  Returns its arrival time in *@t1.
  */
 static int expect_resend(const struct inreq *first, long t0, long least_ms, long *t1,
 			 const char *what)
 {
-	struct inreq r;
-	size_t cmp = peer.family == AF_INET6 ? first->n : first->n - ICRC_LEN;
-
-	TRY(expect_inreq(&r, first->op, first->psn, what));
+	TRY(expect_copy(first, what));
 	*t1 = peer.rx_ms;
-	CHECK(r.n == first->n && !memcmp(r.raw, first->raw, cmp),
-	      "%s: the resent packet (%zu bytes) differs from the first (%zu bytes)", what, r.n,
-	      first->n);
 	CHECK(*t1 - t0 >= least_ms, "%s: resent after %ld ms, want at least %ld", what, *t1 - t0,
 	      least_ms);
 	fprintf(stderr, "  %s: resent after %ld ms (at least %ld)\n", what, *t1 - t0, least_ms);
 	return 0;
+}
+
+/*
+ * Copies of @first that were on their way when the peer answered (a timer
+ * that fired before the answer landed), until the quiet time passes with
+ * none: counted in *@copies.  Anything else fails.
+ */
+static int drain_copies(const struct inreq *first, unsigned int *copies, const char *what)
+{
+	struct inreq r;
+	int k;
+
+	while ((k = inreq_recv(&r, opt.quiet_ms)) > 0) {
+		CHECK(same_request(first, &r), "%s: got %s, want nothing or the same request again",
+		      what, inreq_str(&r));
+		(*copies)++;
+	}
+	return k;
 }
 
 /*
@@ -2074,6 +2110,56 @@ static int sc_req_rnr_nak(const struct vconf *c)
 	TRY(rnr_once(&r, "SEND 2 after a second RNR NAK"));
 	TRY(peer_ack(AETH_TYPE_RNR | RNR_CODE, psn_add(p, 1), 1));
 	return expect_req_failed(2, IBV_WC_RNR_RETRY_EXC_ERR, 0, 0, "a third RNR NAK");
+}
+
+/*
+ * req_rnr_late - a receiver not ready behind a round trip longer than the
+ * local ACK timeout (code 18, 1.07 s; retry_cnt 3, rnr_retry 7): the peer
+ * answers a SEND only after the timer has resent it, and then with an RNR
+ * NAK.  Each RNR NAK shows the responder alive, so the transport retries
+ * start over: the SEND goes through twice retry_cnt timeouts and still
+ * completes when the peer ACKs.  A requester that kept the retries spent
+ * fails it with "transport retry counter exceeded" at timeout retry_cnt + 1
+ * (the peer then waits in vain for the next copy).
+ *
+ * Which copy a timeout sent, the device's timeouts counter tells (it moves
+ * before the copy leaves), so the peer needs no clock: it NAKs the first
+ * copy after each new timeout.  A stalled guest may let the timer fire
+ * again before a NAK lands; that spends a retry of three, not the SEND, and
+ * the counters the scenario checks come from what the peer saw: every copy
+ * received is a retransmit, every NAK one of them, the rest timeouts.
+ */
+static int sc_req_rnr_late(const struct vconf *c)
+{
+	long long base, naked, now;
+	unsigned int naks = 0, copies = 0;
+	uint32_t p = c->sq_psn;
+	struct inreq first;
+
+	TRY(post_send_wr(1, IBV_WR_SEND, 0, 128, 0));
+	TRY(expect_inreq(&first, OP_SEND_ONLY, p, "SEND 1"));
+	TRY(cnt_get("timeouts", &base));
+	naked = base;
+	for (;;) {
+		TRY(expect_copy(&first, "SEND 1 after a timeout or an RNR NAK"));
+		copies++;
+		TRY(cnt_get("timeouts", &now));
+		if (now - base >= 2 * c->retry_cnt)
+			break;
+		if (now > naked) {
+			TRY(peer_ack(AETH_TYPE_RNR | RNR_CODE, p, 0));
+			naks++;
+			naked = now;
+		}
+	}
+	fprintf(stderr, "  %lld timeouts, %u RNR NAKs, %u copies\n", now - base, naks, copies);
+	TRY(expect_no_wc_now("late RNR NAKs"));
+	TRY(peer_ack(AETH_ACK_UNLIMITED, p, 1));
+	TRY(expect_swc(1, IBV_WC_SEND, 0, "SEND 1 after late RNR NAKs"));
+	TRY(drain_copies(&first, &copies, "the ACK"));
+	snprintf(cnt_want, sizeof(cnt_want), "rnr_naks_rcvd=%u timeouts=%u retransmits=%u", naks,
+		 copies - naks, copies);
+	return expect_state(IBV_QPS_RTS);
 }
 
 /*
@@ -2680,7 +2766,7 @@ static const struct scenario {
 	const char *name;
 	int (*run)(const struct vconf *c);
 	struct vconf conf;
-	const char *counters;	/* "name=N ...": how they must move */
+	const char *counters;	/* "name=N ...": how they must move (or cnt_want) */
 } scenarios[] = {
 	{ "read_replay_new_read", sc_read_replay_new_read,
 	  { .epsn = 0x1000, .rd_atomic = 1 }, "rx_drop_dup=1" },
@@ -2723,6 +2809,8 @@ static const struct scenario {
 	  "seq_naks_rcvd=1 retransmits=1" },
 	{ "req_rnr_nak", sc_req_rnr_nak, { .sq_psn = 0x6200, REQ_ATTRS(19, 7, 2) },
 	  "rnr_naks_rcvd=5 retransmits=4" },
+	{ "req_rnr_late", sc_req_rnr_late, { .sq_psn = 0x6280, REQ_ATTRS(18, 3, 7) },
+	  NULL /* cnt_want: rnr_naks_rcvd, timeouts, retransmits as the peer saw them */ },
 	{ "req_nak_remote_access", sc_req_nak_remote_access,
 	  { .sq_psn = 0x6300, REQ_ATTRS(19, 7, 7) }, "err_naks_rcvd=1" },
 	{ "req_nak_invalid_request", sc_req_nak_invalid_request,
@@ -2766,6 +2854,7 @@ static int run_scenario(const struct scenario *s, unsigned int idx)
 	int rc;
 
 	why[0] = 0;
+	cnt_want[0] = 0;
 	before[0] = -1;
 	peer.qpn = 0x5e0000 + idx;
 	tport = s->conf.uc ? UC_OPS : 0;
@@ -2786,7 +2875,7 @@ static int run_scenario(const struct scenario *s, unsigned int idx)
 	if (!rc)
 		rc = expect_no_wc("the scenario");
 	if (!rc) {
-		rc = cnt_check(before, s->counters);
+		rc = cnt_check(before, cnt_want[0] ? cnt_want : s->counters);
 	} else if (before[0] >= 0) {
 		long long after[NCNT];
 
