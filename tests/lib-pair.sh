@@ -175,13 +175,14 @@ pair_wait_server() {
 }
 
 # pair_tool NAME PORT GIDFLAG GID_A GID_B TOOL ARGS...: TOOL as server in
-# guest a, as client in guest b (connecting to ADDR=$PAIR_SERVER_ADDR).
+# guest a, as client in guest b (connecting to ADDR=$PAIR_SERVER_ADDR),
+# each run through TOOL_WRAP as tool_pair does (lib-rdma.sh).
 # Each side checks its own end; both must succeed.
 pair_tool() {
 	local name=$1 port=$2 gflag=$3 ga=$4 gb=$5 tool=$6
 	shift 6
 	if [ "$PAIR_ROLE" = a ]; then
-		srv_start "$name" "$tool" -d sroce0 "$gflag" "$ga" "$@"
+		srv_start "$name" "${TOOL_WRAP[@]}" "$tool" -d sroce0 "$gflag" "$ga" "$@"
 		srv_wait_tcp "$port"
 		pair_signal "$name.listening"
 		pair_wait_server "$name.done"
@@ -189,7 +190,8 @@ pair_tool() {
 		PAIR_LOG=$SRV_LOG
 	else
 		pair_wait "$name.listening" >/dev/null
-		cli_run "$name" "$tool" -d sroce0 "$gflag" "$gb" "$@" "$PAIR_SERVER_ADDR"
+		cli_run "$name" "${TOOL_WRAP[@]}" "$tool" -d sroce0 "$gflag" "$gb" "$@" \
+			"$PAIR_SERVER_ADDR"
 		pair_signal "$name.done"
 		PAIR_LOG=$CLI_LOG
 	fi

@@ -17,6 +17,10 @@
 # namespace only, rxe on 6.1 works only there, and rxe and sroce cannot
 # both hold UDP 4791 in one namespace, so the two ends need two kernels.
 #
+# netem_all_at_once: faults/all_at_once's impairments (loss, duplication,
+# corruption, reordering behind a delay) on this wire, both ways, under
+# ibv_rc_pingpong -c, rping -V and NVMe-oF with fio verify.
+#
 # Both guests run this file; a test passes only if it passes in both
 # (scripts/run-tests.sh merges their results).
 . "$(dirname "$0")/../lib.sh"
@@ -109,10 +113,14 @@ across() {
 # link of MTU bytes (default 1500); fio writes and reads back 24 MiB with
 # crc32c verification.
 nvme_across() {
-	local srv fam=ipv4
 	pair_topo "${3:-1500}" "$1" "$2"
-	srv=$RDMA_IP1
-	if [ "${4:-4}" = 6 ]; then
+	nvme_fio "$1" "$2" "${4:-4}"
+}
+
+# nvme_fio KIND_A KIND_B 4|6: nvme_across's traffic on the topology drawn.
+nvme_fio() {
+	local srv=$RDMA_IP1 fam=ipv4
+	if [ "$3" = 6 ]; then
 		srv=$RDMA_IP6_1 fam=ipv6
 	fi
 	nvme_modules
@@ -130,7 +138,48 @@ nvme_across() {
 	fi
 }
 
-pair_group_cleanup() { nvme_reset; }
+pair_group_cleanup() {
+	nvme_reset
+	tc qdisc del dev eth0 root 2>/dev/null || true
+}
+
+# pair_impair SPEC...: tc netem SPEC on this guest's end of the wire
+# (eth0's egress); each guest impairs what it sends.  The queue is deep
+# enough that netem itself never drops: every loss is the one asked for.
+# The other guest is a permanent neighbour already (pair_topo).
+pair_impair() {
+	run tc qdisc replace dev eth0 root netem limit 100000 "$@"
+}
+
+# Every fault of faults/all_at_once on the wire between the two guests,
+# two kernels apart, each guest impairing its own egress: ibv_rc_pingpong
+# -c, rping -V and NVMe-oF with fio verify must still deliver every byte
+# and finish.  Each end keeps its QP (pingpong) or rdma_cm ID (rping's
+# client) a while after its last message, for the other end's resends
+# (faults.sh says why).  Each guest's sroce0 must show the faults in its
+# counters: a wire netem left alone would prove nothing.
+test_netem_all_at_once() {
+	local linger=(env LD_PRELOAD="$SROCE_PROGS/libsroce_linger.so") n=0 c
+	local RDMA_TOOL_TIMEOUT=600 TOOL_WRAP=("${linger[@]}" SROCE_LINGER_MS=3000)
+	pair_topo 1500
+	pair_impair loss 2% duplicate 2% corrupt 1% delay 5ms reorder 10% 50%
+	PAIR_SERVER_ADDR=$RDMA_IP1
+	pingpong rc "$RDMA_GID1" "$RDMA_GID2" ibv_rc_pingpong -m 1024 -s 16384
+	TOOL_WRAP=()
+	pair_cm rping 7174 rping -s -a "$RDMA_IP1" -v -C 100 -- \
+		"${linger[@]}" SROCE_LINGER_MS=10000 rping -c -a "$RDMA_IP1" -v -V -C 100
+	[ "$(pings "$PAIR_LOG" "$([ "$PAIR_ROLE" = a ] && echo 'server ')")" = 100 ] ||
+		fail "rping: not all 100 pings seen"
+	! grep -qi mismatch "$PAIR_LOG" "$PAIR_LOG.err" || fail "rping: data mismatch"
+	nvme_fio sroce sroce 4
+	run tc -s qdisc show dev eth0
+	rdma statistic show link sroce0/1
+	for c in retransmits rx_drop_dup rx_dup_resp rx_drop_seq rx_drop_icrc; do
+		n=$((n + $(counter sroce0 "$c")))
+	done
+	[ "$n" -gt 0 ] || fail "sroce0 shows no sign of the faults"
+	log "sroce0: $n retransmissions and drops of duplicate, out-of-order or corrupt packets"
+}
 
 test_nvme_rxe_target_sroce_host() { nvme_across rxe sroce; }
 test_nvme_sroce_target_rxe_host() { nvme_across sroce rxe; }
