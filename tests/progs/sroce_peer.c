@@ -1902,9 +1902,11 @@ static int expect_resend(const struct inreq *first, long t0, long least_ms, long
 /*
  * Copies of @first that were on their way when the peer answered (a timer
  * that fired before the answer landed), until the quiet time passes with
- * none: counted in *@copies.  Anything else fails.
+ * none: counted in *@copies.  Each must come no sooner than @least_ms
+ * after the one before (the first after @t0); anything else fails.
  */
-static int drain_copies(const struct inreq *first, unsigned int *copies, const char *what)
+static int drain_copies(const struct inreq *first, long t0, long least_ms, unsigned int *copies,
+			const char *what)
 {
 	struct inreq r;
 	int k;
@@ -1912,6 +1914,12 @@ static int drain_copies(const struct inreq *first, unsigned int *copies, const c
 	while ((k = inreq_recv(&r, opt.quiet_ms)) > 0) {
 		CHECK(same_request(first, &r), "%s: got %s, want nothing or the same request again",
 		      what, inreq_str(&r));
+		CHECK(peer.rx_ms - t0 >= least_ms,
+		      "%s: a copy %ld ms after the one before, want at least %ld", what,
+		      peer.rx_ms - t0, least_ms);
+		fprintf(stderr, "  %s: one more copy, %ld ms after the one before\n", what,
+			peer.rx_ms - t0);
+		t0 = peer.rx_ms;
 		(*copies)++;
 	}
 	return k;
@@ -1965,12 +1973,17 @@ static int param_write(const char *path, int v)
 	return 0;
 }
 
-/* One SEND the peer leaves unanswered once: resent no sooner than @code says. */
+/*
+ * One SEND the peer leaves unanswered once: resent no sooner than @code
+ * says.  A stall that delays the ACK past the next expiry brings more
+ * copies, each no sooner than @code after the last: counted in *@copies
+ * with the first resend.
+ */
 static int timeout_once(uint64_t wr_id, uint32_t psn, uint32_t off, unsigned int code,
-			const char *what)
+			unsigned int *copies, const char *what)
 {
+	long least = least_gap_ms(code_ms(code)), t0, t1;
 	struct inreq first;
-	long t0, t1;
 
 	TRY(post_send_wr(wr_id, IBV_WR_SEND, off, 200, 0));
 	TRY(expect_inreq(&first, OP_SEND_ONLY, psn, what));
@@ -1978,22 +1991,27 @@ static int timeout_once(uint64_t wr_id, uint32_t psn, uint32_t off, unsigned int
 	CHECK(first.len == 200 && !memcmp(first.data, vic.buf + off, 200) && first.ackreq,
 	      "%s: %s, want the 200 bytes at %u with AckReq", what, inreq_str(&first), off);
 	TRY(expect_no_wc(what));
-	TRY(expect_resend(&first, t0, least_gap_ms(code_ms(code)), &t1, what));
+	TRY(expect_resend(&first, t0, least, &t1, what));
+	(*copies)++;
 	/* At once: the next timeout runs from the resend. */
 	TRY(expect_no_wc_now(what));
 	TRY(peer_ack(AETH_ACK_UNLIMITED, psn, (uint32_t)wr_id));
-	return expect_swc(wr_id, IBV_WC_SEND, 0, what);
+	TRY(expect_swc(wr_id, IBV_WC_SEND, 0, what));
+	return drain_copies(&first, t1, least, copies, what);
 }
 
 static int req_ack_timeout(const struct vconf *c, int floor)
 {
 	struct ibv_qp_init_attr ia;
+	unsigned int copies = 0;
 	struct ibv_qp_attr a;
 
-	TRY(timeout_once(1, c->sq_psn, 0, c->timeout, "a SEND left unanswered"));
+	TRY(timeout_once(1, c->sq_psn, 0, c->timeout, &copies, "a SEND left unanswered"));
 	TRY(param_write(MIN_ACK_TIMEOUT, floor));
-	TRY(timeout_once(2, psn_add(c->sq_psn, 1), 1024, (unsigned int)floor,
+	TRY(timeout_once(2, psn_add(c->sq_psn, 1), 1024, (unsigned int)floor, &copies,
 			 "a SEND left unanswered, min_ack_timeout above the QP's"));
+	/* Each copy one timeout's. */
+	snprintf(cnt_want, sizeof(cnt_want), "timeouts=%u retransmits=%u", copies, copies);
 	errno = ibv_query_qp(vic.qp, &a, IBV_QP_TIMEOUT, &ia);
 	CHECK(!errno, "ibv_query_qp: %s", strerror(errno));
 	CHECK(a.timeout == c->timeout, "with min_ack_timeout %d the QP's timeout reads %u, want %u",
@@ -2009,8 +2027,9 @@ static int req_ack_timeout(const struct vconf *c, int floor)
  * min_ack_timeout (a floor under the code) at 18 (1.07 s), above the QP's
  * 16, the next SEND is resent no sooner than the floor says, while the
  * QP's own attribute still reads 16.  The parameter gets its old value
- * back, pass or fail.  The peer's ACK must beat the next expiry (the
- * counters say exactly two): 268 ms leaves a loaded guest room.
+ * back, pass or fail.  Should a stalled guest let the timer fire again
+ * before the peer's ACK lands, the extra copies must keep the same gap;
+ * the counters must show one timeout and one retransmit per copy.
  */
 static int sc_req_ack_timeout(const struct vconf *c)
 {
@@ -2156,7 +2175,7 @@ static int sc_req_rnr_late(const struct vconf *c)
 	TRY(expect_no_wc_now("late RNR NAKs"));
 	TRY(peer_ack(AETH_ACK_UNLIMITED, p, 1));
 	TRY(expect_swc(1, IBV_WC_SEND, 0, "SEND 1 after late RNR NAKs"));
-	TRY(drain_copies(&first, &copies, "the ACK"));
+	TRY(drain_copies(&first, peer.rx_ms, 0, &copies, "the ACK"));
 	/*
 	 * Each NAK and each timeout sends one copy, but a timer that fires
 	 * while a NAK is on its way may share the NAK's copy.
@@ -2809,7 +2828,7 @@ static const struct scenario {
 	{ "req_ack_coalesced", sc_req_ack_coalesced,
 	  { .sq_psn = 0xfffffd, REQ_ATTRS(19, 7, 7) }, "" },
 	{ "req_ack_timeout", sc_req_ack_timeout, { .sq_psn = 0x6000, REQ_ATTRS(16, 7, 7) },
-	  "timeouts=2 retransmits=2" },
+	  NULL /* cnt_want: timeouts=retransmits=the copies the peer saw, 2 or more */ },
 	{ "req_retry_exceeded", sc_req_retry_exceeded, { .sq_psn = 0x6100, REQ_ATTRS(12, 2, 7) },
 	  "timeouts=3 retransmits=2" },
 	{ "req_nak_psn_seq", sc_req_nak_psn_seq, { .sq_psn = 0xfffffe, REQ_ATTRS(19, 7, 7) },
