@@ -30,10 +30,10 @@ show n2 ibv_devinfo -d sroce2
 
 say "The port follows its netdev: link down, then up"
 show n1 ip link set st-v1 down
-wait_for 10 test "$(port_state sroce1)" = DOWN
+wait_for 10 port_state_is sroce1 DOWN
 show rdma link show sroce1/1
 show n1 ip link set st-v1 up
-wait_for 10 test "$(port_state sroce1)" = ACTIVE
+wait_for 10 port_state_is sroce1 ACTIVE
 show rdma link show sroce1/1
 
 say "Counters (rdma statistic)"
@@ -42,7 +42,7 @@ show rdma statistic show
 say "Teardown: delete one device, remove the other host's namespace"
 show rdma link delete sroce1
 show ip netns del "$H2"
-wait_for 20 test -z "$(sroce_links)"
+wait_for 20 no_sroce_links
 show rdma link show
 show cat "$SROCE_DEBUGFS/objects"
 t_reset

@@ -121,7 +121,10 @@ expect_fail() {
 	grep -q -- "$want" <<<"$out" || fail "'$*' failed with '$out', expected '$want'"
 }
 
-# wait_for SECONDS CMD...: poll CMD until it succeeds.
+# wait_for SECONDS CMD...: poll CMD until it succeeds.  The caller's shell
+# expands CMD's words once, before the first try: CMD itself must read
+# what it waits for (a helper such as no_sroce_links or port_state_is,
+# not test "$(...)", which would test one reading over and over).
 wait_for() {
 	local deadline=$((SECONDS + $1))
 	shift
@@ -170,8 +173,14 @@ sroce_links() {
 	done
 }
 
+# no_sroce_links: no sroce device is left.
+no_sroce_links() { [ -z "$(sroce_links)" ]; }
+
 # port_state DEV: the port's state as "ACTIVE", "DOWN", ...
 port_state() { sed 's/^[0-9]*: //' "/sys/class/infiniband/$1/ports/1/state"; }
+
+# port_state_is DEV STATE: the port's state is STATE now.
+port_state_is() { [ "$(port_state "$1")" = "$2" ]; }
 
 # --- topologies --------------------------------------------------------------
 #

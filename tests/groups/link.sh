@@ -115,6 +115,7 @@ test_gids() {
 }
 
 active_mtu() { ibv_devinfo -d sroce0 | awk '/active_mtu/ { print $2 }'; }
+active_mtu_is() { [ "$(active_mtu)" = "$1" ]; }
 
 test_port_follows_netdev() {
 	local w
@@ -124,22 +125,22 @@ test_port_follows_netdev() {
 	# It prints its event FD once it listens: a slow guest takes a while.
 	wait_for 60 grep -q 'async event FD' /tmp/async
 	run ip link set st-d0 down
-	wait_for 10 test "$(port_state sroce0)" = DOWN
+	wait_for 10 port_state_is sroce0 DOWN
 	wait_for 10 grep -q 'IBV_EVENT_PORT_ERR' /tmp/async
 	run ip link set st-d0 up
-	wait_for 10 test "$(port_state sroce0)" = ACTIVE
+	wait_for 10 port_state_is sroce0 ACTIVE
 	wait_for 10 grep -q 'IBV_EVENT_PORT_ACTIVE' /tmp/async
 	rdma statistic show link sroce0/1 | has 'link_downed 1' || fail "link_downed not counted"
 
 	for pair in 9000:4096 4192:4096 4191:2048 1500:1024 1100:512 352:256; do
 		run ip link set st-d0 mtu "${pair%:*}"
-		wait_for 10 test "$(active_mtu)" = "${pair#*:}"
+		wait_for 10 active_mtu_is "${pair#*:}"
 	done
 	# Too small for any IB MTU with headers: the port goes down.
 	run ip link set st-d0 mtu 351
-	wait_for 10 test "$(port_state sroce0)" = DOWN
+	wait_for 10 port_state_is sroce0 DOWN
 	run ip link set st-d0 mtu 1500
-	wait_for 10 test "$(port_state sroce0)" = ACTIVE
+	wait_for 10 port_state_is sroce0 ACTIVE
 	kill "$w"
 	cat /tmp/async
 }
@@ -254,7 +255,7 @@ test_netns_device() {
 	run insmod "$SROCE_KVERBS_KO" dev=sroce1 expect_ipv4=10.8.0.1
 	run rmmod sroce_kverbs_test
 	run ip netns del sroce-h1
-	wait_for 20 test -z "$(sroce_links)"
+	wait_for 20 no_sroce_links
 	wait_for 10 sroce_check_no_objects
 }
 
@@ -291,7 +292,7 @@ for n in (40, 40, 8):
 test_netdev_delete() {
 	topo_loopback
 	run ip link del st-d0
-	wait_for 10 test -z "$(sroce_links)"
+	wait_for 10 no_sroce_links
 	sroce_check_no_objects
 }
 
@@ -299,7 +300,7 @@ test_netns_move() {
 	topo_loopback
 	run ip netns add sroce-h1
 	run ip link set st-d0 netns sroce-h1
-	wait_for 10 test -z "$(sroce_links)"
+	wait_for 10 no_sroce_links
 	sroce_check_no_objects
 	# The netdev is intact in its new namespace and takes a new device.
 	run ip -n sroce-h1 link set st-d0 up
