@@ -122,32 +122,36 @@ static void sroce_comp_post(struct sroce_qp *qp, struct sroce_swqe *w)
  *	is known
  * @qp: the QP
  *
- * Posts their completions (unsignaled successes complete silently), gives
- * their slots back and, in SQD, raises IB_EVENT_SQ_DRAINED once nothing
- * sent is outstanding.
+ * Gives their slots back, then posts their completions (unsignaled
+ * successes complete silently) and, in SQD, raises IB_EVENT_SQ_DRAINED
+ * once nothing sent is outstanding.
  *
  * Context: Any context. Caller holds qp->sq.lock.
  */
 void sroce_comp_retire(struct sroce_qp *qp)
 {
-	struct sroce_swqe *w;
-	u32 old = qp->sq.cons;
+	u32 old = qp->sq.cons, idx;
 
 	lockdep_assert_held(&qp->sq.lock);
-	while (qp->sq.cons != qp->sq.prod) {
-		w = sroce_comp_wqe(qp, qp->sq.cons);
-		if (w->state != SROCE_WQE_DONE)
-			break;
-		sroce_comp_post(qp, w);
+	while (qp->sq.cons != qp->sq.prod &&
+	       sroce_comp_wqe(qp, qp->sq.cons)->state == SROCE_WQE_DONE)
 		qp->sq.cons++;
-	}
 	/* Retiring a work request refused when fetched passes the requester. */
 	if (qp->req.idx - qp->sq.cons > qp->sq.prod - qp->sq.cons)
 		qp->req.idx = qp->sq.cons;
+	/*
+	 * A user ring's slots go back before the completions appear: a
+	 * process may post again the moment it polls a send's completion
+	 * (ibv_rc_pingpong does, into a one-deep send queue), and must find
+	 * the slot free.  The work requests' private copies stay ours until
+	 * the lock is dropped, as fetching into them takes it.
+	 */
 	if (qp->sq.ring.buf && old != qp->sq.cons) {
 		qp->sq.ring.cons = qp->sq.cons;
 		sroce_ring_publish_cons(&qp->sq.ring);
 	}
+	for (idx = old; idx != qp->sq.cons; idx++)
+		sroce_comp_post(qp, sroce_comp_wqe(qp, idx));
 	if (READ_ONCE(qp->state) == IB_QPS_SQD && !qp->comp.drained &&
 	    qp->sq.cons == qp->req.idx) {
 		qp->comp.drained = true;

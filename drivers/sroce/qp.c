@@ -838,21 +838,22 @@ static void sroce_flush_one_send(struct sroce_qp *qp, struct sroce_swqe *wqe)
 void sroce_qp_flush_sq(struct sroce_qp *qp)
 {
 	unsigned long flags;
+	u32 idx;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->sq.ring.buf)
 		sroce_sq_fetch(qp);
 	sroce_comp_retire(qp);
-	while (qp->sq.cons != qp->sq.prod) {
-		sroce_flush_one_send(qp,
-				     &qp->sq.wqe[qp->sq.cons & (qp->sq.num_slots - 1)]);
-		qp->sq.cons++;
-	}
+	/* The slots go back before the completions appear, as in retiring. */
+	idx = qp->sq.cons;
+	qp->sq.cons = qp->sq.prod;
 	qp->req.idx = qp->sq.cons;
 	if (qp->sq.ring.buf) {
 		qp->sq.ring.cons = qp->sq.cons;
 		sroce_ring_publish_cons(&qp->sq.ring);
 	}
+	for (; idx != qp->sq.cons; idx++)
+		sroce_flush_one_send(qp, &qp->sq.wqe[idx & (qp->sq.num_slots - 1)]);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 

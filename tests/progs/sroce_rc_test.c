@@ -2054,6 +2054,53 @@ static int case_fill_sq(void)
 	return expect_empty(p.a.scq, 0, "a full SQ");
 }
 
+enum { DEEP1_ROUND = 256, DEEP1_ROUNDS = 8, DEEP1_LEN = 64 };
+
+/*
+ * A one-deep SQ posted to again the moment each send's completion is
+ * polled, as ibv_rc_pingpong does: the slot must be free by then, never
+ * ENOMEM.  sroce once made a send's completion visible a moment before it
+ * gave the user ring's slot back, and ibv_rc_pingpong failed with
+ * "Couldn't post send" in a loaded guest.  A race: a failure shows the
+ * window open; a pass does not prove it shut.
+ */
+static int case_sq_one_deep(void)
+{
+	struct buf src, dst;
+	struct qp_conf c;
+	struct ibv_sge s;
+	struct pair p;
+	char what[64];
+	int r, i;
+
+	conf_init(&c);
+	c.cap.max_send_wr = 1;
+	c.cap.max_recv_wr = DEEP1_ROUND;
+	c.cqe = 2 * DEEP1_ROUND;
+	TRY(pair_up(&p, &c));
+	TRY(query_cap(&p.a, &p.a.cap));
+	vlog("  SQ depth %u", p.a.cap.max_send_wr);
+	TRY(buf_new(&src, &devs[0], DEEP1_ROUND * DEEP1_LEN, IBV_ACCESS_LOCAL_WRITE));
+	TRY(buf_new(&dst, &devs[1], DEEP1_ROUND * DEEP1_LEN, IBV_ACCESS_LOCAL_WRITE));
+	for (r = 0; r < DEEP1_ROUNDS; r++) {
+		pattern(src.p, DEEP1_ROUND * DEEP1_LEN, (uint32_t)r + 11);
+		for (i = 0; i < DEEP1_ROUND; i++)
+			TRY(post_recv_buf(&p.b, (uint64_t)i, &dst, (size_t)i * DEEP1_LEN,
+					  DEEP1_LEN));
+		for (i = 0; i < DEEP1_ROUND; i++) {
+			s = sge_of(&src, (size_t)i * DEEP1_LEN, DEEP1_LEN);
+			snprintf(what, sizeof(what), "one-deep SQ: send %d of round %d", i, r);
+			TRY(post_op(&p.a, (uint64_t)i,
+				    &(struct op){ .op = IBV_WR_SEND, .sg = &s, .nsge = 1 }));
+			TRY(want_send(&p.a, (uint64_t)i, IBV_WC_SEND, what));
+		}
+		for (i = 0; i < DEEP1_ROUND; i++)
+			TRY(want_recv(&p.b, (uint64_t)i, DEEP1_LEN, "one-deep SQ: receive"));
+		TRY(check_buf(&dst, 0, src.p, DEEP1_ROUND * DEEP1_LEN, "one-deep SQ"));
+	}
+	return 0;
+}
+
 enum { NQP = 16, QREG = 16384 };
 
 struct mq {
@@ -2711,6 +2758,7 @@ static const struct tcase {
 	{ "wr_api_sge_list", case_wr_api_sge_list },
 	{ "wr_api_inline", case_wr_api_inline },
 	{ "fill_sq", case_fill_sq },
+	{ "sq_one_deep", case_sq_one_deep },
 	{ "many_qps", case_many_qps },
 	{ "err_rkey", case_err_rkey },
 	{ "err_read_range", case_err_read_range },

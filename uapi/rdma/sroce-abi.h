@@ -100,7 +100,10 @@
  *
  * When the kernel gives back a slot:
  *   send queue    when the work request completes (with or without a CQE);
- *                 so producer - consumer counts outstanding work requests
+ *                 so producer - consumer counts outstanding work requests.
+ *                 The consumer index moves before the work request's CQE
+ *                 is published: a process that has polled a send CQE finds
+ *                 its slot free already
  *   receive queue when the kernel starts to use the work request (it works
  *                 on its own copy from then on)
  *   SRQ           likewise
