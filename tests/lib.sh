@@ -243,6 +243,21 @@ two_hosts_wire() {
 	run ip -n "$H2" link set lo up
 	run ip -n "$H1" link set st-v1 up
 	run ip -n "$H2" link set st-v2 up
+	wait_for 10 link_ready "$H1" st-v1
+	wait_for 10 link_ready "$H2" st-v2
+}
+
+# link_ready NS DEV: DEV's operational state is UP and none of its IPv6
+# addresses is tentative.  Both wait for the kernel's link watch, up to a
+# second after "ip link set up" ("link becomes ready" in the kernel log):
+# until then the first end of a veth pair to come up keeps a queueing
+# discipline that drops everything, and IPv6 holds even a nodad address
+# tentative, which takes no packets.  Traffic started before that is
+# lost, and a QP with a short ACK timeout can spend all its retries on it
+# (kverbs/two_hosts_ipv6 did once, 67 ms x 7).
+link_ready() {
+	ip -n "$1" -o link show "$2" | grep -q 'state UP' &&
+		[ -z "$(ip -n "$1" -6 addr show dev "$2" tentative)" ]
 }
 
 # pin_neighbours DEV NS: the other end of DEV's veth (topo_two_hosts,
