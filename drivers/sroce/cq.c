@@ -133,16 +133,24 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-/* Entries not yet consumed; -1 if a user consumer index is impossible. */
-static int sroce_cq_count(struct sroce_cq *cq)
+/* The consumer index: a user CQ's as the process published it, read once. */
+static u32 sroce_cq_cons(struct sroce_cq *cq)
 {
-	u32 cons = cq->is_user ? sroce_ring_load_cons(&cq->ring) :
-				 cq->ring.cons;
+	return cq->is_user ? sroce_ring_load_cons(&cq->ring) : cq->ring.cons;
+}
 
+/* Entries not yet consumed below @cons; -1 if @cons is impossible. */
+static int sroce_cq_count_from(struct sroce_cq *cq, u32 cons)
+{
 	lockdep_assert_held(&cq->lock);
 	if (!sroce_ring_count_valid(&cq->ring, cq->ring.prod, cons))
 		return -1;
 	return cq->ring.prod - cons;
+}
+
+static int sroce_cq_count(struct sroce_cq *cq)
+{
+	return sroce_cq_count_from(cq, sroce_cq_cons(cq));
 }
 
 static u32 sroce_wc_flags_to_user(int flags)
@@ -282,16 +290,13 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 static int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_ring *ring,
 			      int cqe)
 {
-	u32 cons, i;
+	u32 cons = sroce_cq_cons(cq), i;
 	int count;
 
-	lockdep_assert_held(&cq->lock);
-	count = sroce_cq_count(cq);
-	if (count < 0)
+	/* One reading of the consumer index, for the count and the copy. */
+	count = sroce_cq_count_from(cq, cons);
+	if (count < 0 || count > cqe)
 		return -EINVAL;
-	if (count > cqe)
-		return -EINVAL;
-	cons = cq->is_user ? sroce_ring_load_cons(&cq->ring) : cq->ring.cons;
 	for (i = 0; i < count; i++)
 		memcpy(sroce_ring_slot(ring, i),
 		       sroce_ring_slot(&cq->ring, cons + i),
