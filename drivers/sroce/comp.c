@@ -26,7 +26,7 @@
 enum sroce_comp_after {
 	SROCE_COMP_NOTHING = 0,
 	SROCE_COMP_KICK = BIT(0),	/* run the requester */
-	SROCE_COMP_FAIL = BIT(1),	/* the QP failed */
+	SROCE_COMP_FAIL = BIT(1),	/* the QP failed (sroce_qp_fail_wqe()) */
 };
 
 static struct sroce_swqe *sroce_comp_wqe(struct sroce_qp *qp, u32 idx)
@@ -207,9 +207,7 @@ static int sroce_comp_retry(struct sroce_qp *qp, u32 psn)
 	lockdep_assert_held(&qp->sq.lock);
 	if (!qp->comp.retry_left) {
 		w = sroce_comp_wqe(qp, qp->sq.cons);
-		w->status = IB_WC_RETRY_EXC_ERR;
-		w->state = SROCE_WQE_DONE;
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		sroce_qp_fail_wqe(qp, w, IB_WC_RETRY_EXC_ERR, 0);
 		return SROCE_COMP_FAIL;
 	}
 	qp->comp.retry_left--;
@@ -235,9 +233,7 @@ static int sroce_comp_gap_retry(struct sroce_qp *qp)
 static int sroce_comp_remote_error(struct sroce_qp *qp, struct sroce_swqe *w,
 				   u32 status)
 {
-	w->status = status;
-	w->state = SROCE_WQE_DONE;
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	sroce_qp_fail_wqe(qp, w, status, 0);
 	return SROCE_COMP_FAIL;
 }
 
@@ -489,9 +485,7 @@ static int sroce_comp_dispatch(struct sroce_qp *qp, struct sroce_pkt *pkt)
 
 static void sroce_comp_finish(struct sroce_qp *qp, int after)
 {
-	if (after & SROCE_COMP_FAIL)
-		sroce_qp_error(qp, 0);
-	else if (after & SROCE_COMP_KICK)
+	if (!(after & SROCE_COMP_FAIL) && (after & SROCE_COMP_KICK))
 		sroce_qp_sched_req(qp);
 }
 

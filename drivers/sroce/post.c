@@ -214,14 +214,27 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	return 0;
 }
 
+/*
+ * Post a kernel caller's chain under the send queue's lock.  The state is
+ * checked there before and read again after queuing (into *@state), so
+ * that a failure that raced with the post is seen by one side or the
+ * other (see sroce_qp.state).
+ */
 static int sroce_post_send_kernel(struct sroce_qp *qp,
 				  const struct ib_send_wr *wr,
-				  const struct ib_send_wr **bad_wr)
+				  const struct ib_send_wr **bad_wr, u32 *state)
 {
 	unsigned long flags;
 	int err = 0;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
+	*state = READ_ONCE(qp->state);
+	if (*state != IB_QPS_RTS && *state != IB_QPS_SQD &&
+	    *state != IB_QPS_ERR) {
+		*bad_wr = wr;
+		err = -EINVAL;
+		goto out_unlock;
+	}
 	for (; wr; wr = wr->next) {
 		err = sroce_post_one_send(qp, wr);
 		if (err) {
@@ -229,8 +242,27 @@ static int sroce_post_send_kernel(struct sroce_qp *qp,
 			break;
 		}
 	}
+	*state = READ_ONCE(qp->state);
+out_unlock:
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	return err;
+}
+
+/*
+ * The send doorbell of a user QP.  The process wrote its WQEs before the
+ * system call; the barrier orders them before the state is read, against
+ * sroce_qp_error(), whose flush reads the ring after the state moved.
+ */
+static void sroce_sq_doorbell(struct sroce_qp *qp)
+{
+	u32 state;
+
+	smp_mb(); /* the process's WQEs before the state; see above */
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_ERR)
+		sroce_qp_flush_sq(qp);
+	else if (state == IB_QPS_RTS || state == IB_QPS_SQD)
+		sroce_req_kick(qp);
 }
 
 /**
@@ -240,10 +272,12 @@ static int sroce_post_send_kernel(struct sroce_qp *qp,
  * @bad_wr: set to the first work request not posted
  *
  * Work requests are accepted in RTS and SQD, and in ERR, where they are
- * completed with IB_WC_WR_FLUSH_ERR (ib_drain_sq() relies on it).  The
- * doorbell of a user QP never fails: WQEs wait until the QP sends.
+ * completed with IB_WC_WR_FLUSH_ERR (ib_drain_sq() relies on it): at once
+ * for a user QP's doorbell, from the QP's event work for a kernel caller.
+ * The doorbell of a user QP never fails: WQEs wait until the QP sends.
  *
- * Context: Any context, interrupts may be off. Takes qp->sq.lock.
+ * Context: Any context, interrupts may be off, for kernel QPs; process
+ * context for the doorbell of a user QP. Takes qp->sq.lock.
  * Return: 0; -EINVAL for a kernel QP in another state, a bad work request,
  * or work requests on a user QP; -ENOMEM when the send queue is full.
  */
@@ -251,29 +285,20 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	u8 state = READ_ONCE(qp->state);
+	u32 state;
 	int err;
 
 	if (qp->is_user) {
-		/* The doorbell: WQEs wait in the ring until the QP can send. */
 		if (wr) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		if (state == IB_QPS_ERR)
-			sroce_qp_flush_sq(qp);
-		else if (state == IB_QPS_RTS || state == IB_QPS_SQD)
-			sroce_req_kick(qp);
+		sroce_sq_doorbell(qp);
 		return 0;
 	}
-	if (state != IB_QPS_RTS && state != IB_QPS_SQD &&
-	    state != IB_QPS_ERR) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	err = sroce_post_send_kernel(qp, wr, bad_wr);
+	err = sroce_post_send_kernel(qp, wr, bad_wr, &state);
 	if (state == IB_QPS_ERR)
-		sroce_qp_flush_sq(qp);
+		sroce_qp_sched_flush(qp);
 	else
 		sroce_qp_sched_req(qp);
 	return err;
@@ -381,46 +406,55 @@ static int sroce_fetch_one(struct sroce_qp *qp, u32 idx, struct sroce_swqe *w)
 	return err;
 }
 
+/* A WQE refused when fetched: it completes in error, in order. */
+static void sroce_fetch_refused(struct sroce_swqe *w)
+{
+	w->status = IB_WC_LOC_QP_OP_ERR;
+	w->state = SROCE_WQE_DONE;
+	w->flags |= SROCE_SEND_SIGNALED;
+}
+
 /**
- * sroce_sq_fetch() - take the work requests a process published in its
- *	send ring
+ * sroce_sq_fetch() - take work requests a process published in its send
+ *	ring
  * @qp: a user QP
+ * @end: the producer index read from the ring, once, by the caller; the
+ *	fetch goes no further
  *
- * A work request that fails validation completes with
- * IB_WC_LOC_QP_OP_ERR and fails the QP; an impossible producer index (past
- * a full ring, or behind work requests already fetched) fails the QP too.
+ * At most SROCE_LOCK_BATCH work requests per call.  A work request that
+ * fails validation is taken, marked to complete with IB_WC_LOC_QP_OP_ERR,
+ * and ends the call; the caller fails the QP.  An impossible @end (past a
+ * full ring, or behind work requests already fetched) takes nothing.
  *
  * Context: Any context. Caller holds qp->sq.lock.
- * Return: 0, or -EINVAL when the QP failed.
+ * Return: work requests taken, or -EINVAL for a refused one or an
+ * impossible @end.
  */
-int sroce_sq_fetch(struct sroce_qp *qp)
+int sroce_sq_fetch(struct sroce_qp *qp, u32 end)
 {
 	struct sroce_swqe *w;
-	u32 prod;
-	int err;
+	int n = 0;
 
 	lockdep_assert_held(&qp->sq.lock);
-	prod = sroce_ring_load_prod(&qp->sq.ring);
 	/*
 	 * The producer may only move forward from what was fetched
 	 * (qp->sq.prod), and no further than a full ring past the consumer:
 	 * one that went back would make the loop below run up to 2^32 times.
 	 */
-	if (!sroce_ring_count_valid(&qp->sq.ring, prod, qp->sq.cons) ||
-	    prod - qp->sq.cons < qp->sq.prod - qp->sq.cons)
+	if (!sroce_ring_count_valid(&qp->sq.ring, end, qp->sq.cons) ||
+	    end - qp->sq.cons < qp->sq.prod - qp->sq.cons)
 		return -EINVAL;
-	while (qp->sq.prod != prod) {
+	while (qp->sq.prod != end && n < SROCE_LOCK_BATCH) {
 		w = &qp->sq.wqe[sroce_sq_slot(qp, qp->sq.prod)];
-		err = sroce_fetch_one(qp, qp->sq.prod, w);
-		qp->sq.prod++;
-		if (err) {
-			w->status = IB_WC_LOC_QP_OP_ERR;
-			w->state = SROCE_WQE_DONE;
-			w->flags |= SROCE_SEND_SIGNALED;
-			return err;
+		if (sroce_fetch_one(qp, qp->sq.prod, w)) {
+			sroce_fetch_refused(w);
+			qp->sq.prod++;
+			return -EINVAL;
 		}
+		qp->sq.prod++;
+		n++;
 	}
-	return 0;
+	return n;
 }
 
 /* Write one receive work request into the ring at its producer index. */
@@ -469,6 +503,14 @@ static int sroce_rq_post(struct sroce_rq *rq, const struct ib_recv_wr *wr,
 	return err;
 }
 
+/* The receive doorbell of a user QP; the barrier as in the send doorbell. */
+static void sroce_rq_doorbell(struct sroce_qp *qp)
+{
+	smp_mb(); /* the process's WQEs before the state */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_qp_flush_rq(qp);
+}
+
 /**
  * sroce_post_recv() - ib_device_ops.post_recv
  * @ibqp: the QP: a kernel QP without an SRQ; or a user QP, with @wr NULL,
@@ -476,9 +518,12 @@ static int sroce_rq_post(struct sroce_rq *rq, const struct ib_recv_wr *wr,
  * @wr: the work requests
  * @bad_wr: set to the first work request not posted
  *
- * Accepted from INIT on; in ERR they complete with IB_WC_WR_FLUSH_ERR.
+ * Accepted from INIT on; in ERR they complete with IB_WC_WR_FLUSH_ERR: at
+ * once for a user QP's doorbell, from the QP's event work for a kernel
+ * caller.
  *
- * Context: Any context, interrupts may be off. Takes qp->rq.lock.
+ * Context: Any context, interrupts may be off, for kernel QPs; process
+ * context for the doorbell of a user QP. Takes qp->rq.lock.
  * Return: 0; -EINVAL in RESET, for a bad work request, on a user QP or a
  * QP with an SRQ; -ENOMEM when the queue is full.
  */
@@ -486,22 +531,25 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct sroce_qp *qp = to_sqp(ibqp);
-	u8 state = READ_ONCE(qp->state);
 	int err;
 
 	if (qp->is_user && !wr) {
-		/* The receive doorbell: flush what was posted after an error. */
-		if (state == IB_QPS_ERR)
-			sroce_qp_flush_rq(qp);
+		sroce_rq_doorbell(qp);
 		return 0;
 	}
-	if (qp->is_user || qp->srq || state == IB_QPS_RESET) {
+	if (qp->is_user || qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	err = sroce_rq_post(&qp->rq, wr, bad_wr);
-	if (state == IB_QPS_ERR)
-		sroce_qp_flush_rq(qp);
+	/*
+	 * The work requests are published before the state is read, against
+	 * sroce_qp_error(), whose flush reads the ring after the state moved:
+	 * one side or the other sees them.
+	 */
+	smp_mb(); /* the work requests before the state; see above */
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		sroce_qp_sched_flush(qp);
 	return err;
 }
 
@@ -563,6 +611,31 @@ static int sroce_rq_copy_out(struct sroce_rq *rq, struct sroce_rwqe *wqe)
 		return -EINVAL;
 	wqe->length = length;
 	return 0;
+}
+
+/**
+ * sroce_rq_skip() - take the next receive work request of a QP's own queue
+ *	without copying it out, to flush it
+ * @rq: the queue
+ * @wr_id: set to its wr_id
+ *
+ * Context: Any context. Caller holds the QP's resp.lock.
+ * Return: true if one was taken; false for an empty queue or an impossible
+ * producer index.
+ */
+bool sroce_rq_skip(struct sroce_rq *rq, u64 *wr_id)
+{
+	const struct sroce_recv_wqe *slot;
+	u32 prod = sroce_ring_load_prod(&rq->ring);
+
+	if (!sroce_ring_count_valid(&rq->ring, prod, rq->ring.cons) ||
+	    prod == rq->ring.cons)
+		return false;
+	slot = sroce_ring_slot(&rq->ring, rq->ring.cons);
+	*wr_id = READ_ONCE(slot->wr_id);
+	rq->ring.cons++;
+	sroce_ring_publish_cons(&rq->ring);
+	return true;
 }
 
 static bool sroce_rq_take_locked(struct sroce_rq *rq, struct sroce_rwqe *wqe,

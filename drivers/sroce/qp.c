@@ -11,9 +11,16 @@
  * find it), stop the timers and work, drop the creation reference and wait
  * for the last one, then free the queues.  The core frees the struct.
  *
- * Errors found on the data path (any context, some sroce lock held) mark
- * the QP ERR at once and leave flushing and the async event to the QP's
- * event work, which takes the locks in order.
+ * State.  modify_qp moves a QP with both of its locks held; the data path
+ * only ever fails it, from any context, through sroce_qp_error(), which
+ * moves it to ERR at once with a compare-and-exchange and leaves flushing
+ * and the async event to the QP's event work, in process context.  A
+ * move by modify_qp is a compare-and-exchange too, from the state it
+ * checked: if the data path failed the QP meanwhile, the move is refused
+ * and the QP stays ERR.  Flushing takes a queue's lock for at most
+ * SROCE_LOCK_BATCH work requests at a time, and never for more than the
+ * queue held when it began (a process can move its producer index
+ * forward forever).
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
@@ -349,18 +356,63 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type event)
  * @event: the async event to raise (IB_EVENT_QP_FATAL, _REQ_ERR,
  *	_ACCESS_ERR), or 0 (never a QP event) for a flush only
  *
- * The QP is ERR from now on; its outstanding work requests are flushed and
- * the event raised by the event work.
+ * The QP is ERR from now on, unless it is in RESET (a failure that raced
+ * with a reset is forgotten with the rest); its outstanding work requests
+ * are flushed and the event raised by the event work.  A QP already in ERR
+ * raises no second event, but is flushed again.
  *
  * Context: Any context, any sroce lock held.
  */
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type event)
 {
+	u32 old = READ_ONCE(qp->state);
+
+	do {
+		if (old == IB_QPS_RESET)
+			return;
+		if (old == IB_QPS_ERR) {
+			sroce_qp_sched_flush(qp);
+			return;
+		}
+		/* A full barrier: see sroce_qp.state. */
+	} while (!try_cmpxchg(&qp->state, &old, IB_QPS_ERR));
 	/* Where from: the one trace a failure in the field leaves. */
 	sroce_dbg_qp(qp, "to ERR from %pS, event %d",
 		     __builtin_return_address(0), event);
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	sroce_qp_sched_event(qp, SROCE_QP_EV_FLUSH | (event ? BIT(event) : 0));
+}
+
+/**
+ * sroce_qp_fail_wqe() - a send work request fails, and its QP with it
+ * @qp: the QP
+ * @w: the work request; it completes with @status, in order
+ * @status: enum ib_wc_status
+ * @event: as for sroce_qp_error()
+ *
+ * Context: Any context. Caller holds qp->sq.lock.
+ */
+void sroce_qp_fail_wqe(struct sroce_qp *qp, struct sroce_swqe *w, u32 status,
+		       enum ib_event_type event)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	w->status = status;
+	w->state = SROCE_WQE_DONE;
+	sroce_qp_error(qp, event);
+}
+
+/**
+ * sroce_qp_sched_flush() - flush the queues of an ERR QP from process
+ *	context
+ * @qp: the QP
+ *
+ * For work requests posted to an ERR QP where flushing them at once is not
+ * allowed (a kernel caller may have interrupts off, or be in hardirq).
+ *
+ * Context: Any context.
+ */
+void sroce_qp_sched_flush(struct sroce_qp *qp)
+{
+	sroce_qp_sched_event(qp, SROCE_QP_EV_FLUSH);
 }
 
 static void sroce_qp_dispatch(struct sroce_qp *qp, u32 bits)
@@ -394,15 +446,28 @@ static void sroce_qp_event_work(struct work_struct *work)
 	sroce_qp_put(qp);
 }
 
-static void sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state state)
+/*
+ * Move the QP from @cur, the state modify_qp checked the transition from,
+ * to @next.  -EINVAL if the data path failed it meanwhile (see the file
+ * comment); a move to ERR then has nothing left to do.
+ */
+static int sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state cur,
+			      enum ib_qp_state next)
 {
 	unsigned long flags;
+	u32 old = cur;
+	bool moved;
 
+	lockdep_assert_held(&qp->modify_lock);
 	spin_lock_bh(&qp->resp.lock);
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	WRITE_ONCE(qp->state, state);
+	moved = try_cmpxchg(&qp->state, &old, next);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	spin_unlock_bh(&qp->resp.lock);
+	if (moved || (old == IB_QPS_ERR && next == IB_QPS_ERR))
+		return 0;
+	sroce_dbg_qp(qp, "%d to %d refused: the QP is %u now", cur, next, old);
+	return -EINVAL;
 }
 
 /* Discard what a receive queue holds: the consumer catches up. */
@@ -422,6 +487,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	unsigned long flags;
 	u32 prod;
 
+	lockdep_assert_held(&qp->modify_lock);
 	timer_delete_sync(&qp->retrans_timer);
 	timer_delete_sync(&qp->rnr_timer);
 	if (cancel_work_sync(&qp->resp.work))
@@ -555,6 +621,8 @@ static int sroce_qp_transition(struct sroce_qp *qp, enum ib_qp_state cur,
 			       enum ib_qp_state next, struct ib_qp_attr *attr,
 			       int mask)
 {
+	int err;
+
 	switch (next) {
 	case IB_QPS_RESET:
 		sroce_qp_reset(qp);
@@ -571,17 +639,17 @@ static int sroce_qp_transition(struct sroce_qp *qp, enum ib_qp_state cur,
 		qp->comp.drained = false;
 		break;
 	case IB_QPS_ERR:
-		sroce_qp_set_state(qp, IB_QPS_ERR);
+		err = sroce_qp_set_state(qp, cur, IB_QPS_ERR);
 		sroce_qp_flush_sq(qp);
 		sroce_qp_flush_rq(qp);
-		return 0;
+		return err;
 	default:
 		break;
 	}
-	sroce_qp_set_state(qp, next);
-	if (next == IB_QPS_RTS || next == IB_QPS_SQD)
+	err = sroce_qp_set_state(qp, cur, next);
+	if (!err && (next == IB_QPS_RTS || next == IB_QPS_SQD))
 		sroce_qp_sched_req(qp);
-	return 0;
+	return err;
 }
 
 /**
@@ -598,8 +666,9 @@ static int sroce_qp_transition(struct sroce_qp *qp, enum ib_qp_state cur,
  * outstanding work request; moving to RESET discards them.
  *
  * Context: Process context. May sleep. Takes qp->modify_lock.
- * Return: 0, or -EINVAL (also for a wrong IB_QP_CUR_STATE; -EOPNOTSUPP for
- * path migration and rate limits).
+ * Return: 0, or -EINVAL (also for a wrong IB_QP_CUR_STATE, and when the
+ * data path failed the QP while the transition was being made: it stays
+ * ERR); -EOPNOTSUPP for path migration and rate limits.
  */
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
@@ -826,35 +895,89 @@ static void sroce_flush_one_send(struct sroce_qp *qp, struct sroce_swqe *wqe)
 	sroce_cq_post(qp->scq, &wc, false);
 }
 
+/*
+ * One hold of sq.lock: fetch and complete at most SROCE_LOCK_BATCH work
+ * requests, a user ring's no further than @end.  True while there may be
+ * more.
+ */
+static bool sroce_qp_flush_sq_batch(struct sroce_qp *qp, u32 end)
+{
+	int fetched = 0;
+	u32 idx, n;
+
+	lockdep_assert_held(&qp->sq.lock);
+	if (READ_ONCE(qp->state) != IB_QPS_ERR)
+		return false;
+	if (qp->sq.ring.buf)
+		fetched = sroce_sq_fetch(qp, end);
+	sroce_comp_retire(qp);
+	/* The slots go back before the completions appear, as in retiring. */
+	idx = qp->sq.cons;
+	n = min_t(u32, qp->sq.prod - idx, SROCE_LOCK_BATCH);
+	qp->sq.cons = idx + n;
+	if (qp->req.idx - qp->sq.cons > qp->sq.prod - qp->sq.cons)
+		qp->req.idx = qp->sq.cons;
+	if (qp->sq.ring.buf) {
+		qp->sq.ring.cons = qp->sq.cons;
+		sroce_ring_publish_cons(&qp->sq.ring);
+	}
+	for (; n; n--, idx++)
+		sroce_flush_one_send(qp, &qp->sq.wqe[idx & (qp->sq.num_slots - 1)]);
+	/* A refused WQE was taken too: it is still between cons and prod. */
+	return qp->sq.cons != qp->sq.prod || fetched > 0;
+}
+
 /**
  * sroce_qp_flush_sq() - complete every outstanding send work request of an
  *	ERR QP with IB_WC_WR_FLUSH_ERR
  * @qp: the QP
  *
- * Work requests whose outcome is already known complete with it first.
+ * Work requests whose outcome is already known complete with it first.  A
+ * user QP's ring is flushed up to the producer index it holds when the
+ * flush begins: a process that keeps posting gets one ring's worth per
+ * doorbell.  Does nothing unless the QP is ERR.
  *
- * Context: Any context; must not hold qp->sq.lock. Takes it.
+ * Context: Process context; must not hold qp->sq.lock. Takes it.
  */
 void sroce_qp_flush_sq(struct sroce_qp *qp)
 {
 	unsigned long flags;
-	u32 idx;
+	bool more;
+	u32 end = 0;
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
+	might_sleep();
 	if (qp->sq.ring.buf)
-		sroce_sq_fetch(qp);
-	sroce_comp_retire(qp);
-	/* The slots go back before the completions appear, as in retiring. */
-	idx = qp->sq.cons;
-	qp->sq.cons = qp->sq.prod;
-	qp->req.idx = qp->sq.cons;
-	if (qp->sq.ring.buf) {
-		qp->sq.ring.cons = qp->sq.cons;
-		sroce_ring_publish_cons(&qp->sq.ring);
+		end = sroce_ring_load_prod(&qp->sq.ring);
+	do {
+		spin_lock_irqsave(&qp->sq.lock, flags);
+		more = sroce_qp_flush_sq_batch(qp, end);
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		cond_resched();
+	} while (more);
+}
+
+/*
+ * One hold of resp.lock: complete at most @n of the QP's own receive work
+ * requests with IB_WC_WR_FLUSH_ERR.  Returns how many there were.
+ */
+static u32 sroce_qp_flush_rq_batch(struct sroce_qp *qp, u32 n)
+{
+	struct ib_wc wc = {
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp = &qp->ibqp,
+	};
+	u32 done;
+
+	lockdep_assert_held(&qp->resp.lock);
+	if (READ_ONCE(qp->state) != IB_QPS_ERR)
+		return 0;
+	for (done = 0; done < n; done++) {
+		if (!sroce_rq_skip(&qp->rq, &wc.wr_id))
+			break;
+		sroce_cq_post(qp->rcq, &wc, false);
 	}
-	for (; idx != qp->sq.cons; idx++)
-		sroce_flush_one_send(qp, &qp->sq.wqe[idx & (qp->sq.num_slots - 1)]);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return done;
 }
 
 /**
@@ -863,7 +986,11 @@ void sroce_qp_flush_sq(struct sroce_qp *qp)
  * @qp: the QP; a QP on an SRQ leaves the SRQ's requests alone and raises
  *	IB_EVENT_QP_LAST_WQE_REACHED
  *
- * Context: Any context but hardirq. Takes qp->resp.lock.
+ * As many work requests as the queue holds when the flush begins, at most
+ * one ring's worth, whatever the process does to its producer index
+ * meanwhile.  Does nothing unless the QP is ERR.
+ *
+ * Context: Process context. Takes qp->resp.lock.
  */
 void sroce_qp_flush_rq(struct sroce_qp *qp)
 {
@@ -872,27 +999,31 @@ void sroce_qp_flush_rq(struct sroce_qp *qp)
 		.opcode = IB_WC_RECV,
 		.qp = &qp->ibqp,
 	};
-	struct sroce_rwqe *wqe;
-	bool last_wqe;
-	int err;
+	bool last_wqe = false;
+	u32 left = 0, n, taken;
 
-	wqe = kmalloc(sizeof(*wqe), GFP_ATOMIC);
-	if (!wqe)
-		return;
+	might_sleep();
 	spin_lock_bh(&qp->resp.lock);
-	last_wqe = qp->srq && !qp->resp.last_wqe;
-	qp->resp.last_wqe = true;
-	if (qp->resp.have_wqe) {
-		qp->resp.have_wqe = false;
-		wc.wr_id = qp->resp.wqe.wr_id;
-		sroce_cq_post(qp->rcq, &wc, false);
-	}
-	while (!qp->srq && sroce_rq_take(qp, &qp->rq, wqe, &err)) {
-		wc.wr_id = wqe->wr_id;
-		sroce_cq_post(qp->rcq, &wc, false);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		last_wqe = qp->srq && !qp->resp.last_wqe;
+		qp->resp.last_wqe = true;
+		if (qp->resp.have_wqe) {
+			qp->resp.have_wqe = false;
+			wc.wr_id = qp->resp.wqe.wr_id;
+			sroce_cq_post(qp->rcq, &wc, false);
+		}
+		if (!qp->srq)
+			left = sroce_rq_count(&qp->rq);
 	}
 	spin_unlock_bh(&qp->resp.lock);
-	kfree(wqe);
+	while (left) {
+		n = min_t(u32, left, SROCE_LOCK_BATCH);
+		spin_lock_bh(&qp->resp.lock);
+		taken = sroce_qp_flush_rq_batch(qp, n);
+		spin_unlock_bh(&qp->resp.lock);
+		left = taken == n ? left - n : 0;
+		cond_resched();
+	}
 	/* The SRQ's requests stay for other QPs; this one takes no more. */
 	if (last_wqe)
 		sroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);

@@ -139,10 +139,7 @@ static void sroce_req_arm_timer(struct sroce_qp *qp)
 static enum sroce_req_step sroce_req_fail(struct sroce_qp *qp,
 					  struct sroce_swqe *w, u32 status)
 {
-	lockdep_assert_held(&qp->sq.lock);
-	w->status = status;
-	w->state = SROCE_WQE_DONE;
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	sroce_qp_fail_wqe(qp, w, status, IB_EVENT_QP_FATAL);
 	return SROCE_REQ_FAILED;
 }
 
@@ -460,8 +457,10 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 	lockdep_assert_held(&qp->sq.lock);
 	if (qp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD))
 		return SROCE_REQ_IDLE;
-	if (qp->is_user && sroce_sq_fetch(qp)) {
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
+	/* A batch of new WQEs per step: never a whole ring under the lock. */
+	if (qp->is_user &&
+	    sroce_sq_fetch(qp, sroce_ring_load_prod(&qp->sq.ring)) < 0) {
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 		return SROCE_REQ_FAILED;
 	}
 	if (qp->req.retry)
@@ -472,9 +471,11 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 		return SROCE_REQ_IDLE;
 	w = sroce_req_wqe(qp, qp->req.idx);
 	if (w->state == SROCE_WQE_DONE) {
-		/* Refused when fetched: the QP fails. */
-		if (w->status != IB_WC_SUCCESS)
+		/* Refused when fetched: the QP fails (it has already). */
+		if (w->status != IB_WC_SUCCESS) {
+			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 			return SROCE_REQ_FAILED;
+		}
 		/* A local operation a go-back reaches again sends nothing. */
 		if (sroce_req_is_local(w->opcode)) {
 			qp->req.idx++;
@@ -552,8 +553,6 @@ static void sroce_req_run(struct sroce_qp *qp)
 			 test_bit(SROCE_REQ_AGAIN, &qp->req_flags));
 		clear_bit_unlock(SROCE_REQ_RUNNING, &qp->req_flags);
 		smp_mb__after_atomic();	/* RUNNING clear before AGAIN read */
-		if (step == SROCE_REQ_FAILED)
-			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 		if (step == SROCE_REQ_PACKET || budget <= 0) {
 			sroce_qp_sched_req(qp);
 			break;

@@ -552,7 +552,6 @@ static void sroce_resp_nak(struct sroce_qp *qp, enum sroce_resp_verdict v,
 	sroce_resp_ack(qp, SROCE_AETH_NAK | code[v], psn, out);
 	sroce_resp_fail_recv(qp, v == SROCE_RESP_NAK_ACCESS ?
 			     IB_WC_REM_ACCESS_ERR : IB_WC_REM_INV_REQ_ERR);
-	WRITE_ONCE(qp->state, IB_QPS_ERR);
 	sroce_qp_error(qp, v == SROCE_RESP_NAK_ACCESS ? IB_EVENT_QP_ACCESS_ERR :
 							IB_EVENT_QP_REQ_ERR);
 }
@@ -913,7 +912,6 @@ static struct sk_buff *sroce_resp_read_next(struct sroce_qp *qp,
 		skb = sroce_resp_ack_skb(qp, SROCE_AETH_NAK |
 					 SROCE_NAK_REM_ACCESS, res->cur_psn,
 					 false, 0);
-		WRITE_ONCE(qp->state, IB_QPS_ERR);
 		sroce_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
 		return skb;
 	}

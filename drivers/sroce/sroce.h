@@ -83,6 +83,11 @@ enum sroce_limits {
 	SROCE_LOCAL_CA_ACK_DELAY = 15,	/* 4.096 us * 2^15 */
 	SROCE_MAX_INFLIGHT = 128,	/* unacknowledged packets per QP */
 	SROCE_ACKREQ_EVERY = 32,	/* packets between AckReq bits */
+	/*
+	 * Work requests fetched, flushed or completed per hold of a queue's
+	 * lock, which may have interrupts off: never a whole ring at once.
+	 */
+	SROCE_LOCK_BATCH = 64,
 };
 
 /**
@@ -647,10 +652,18 @@ struct sroce_resp {
  *	one per scheduled work item
  * @released: completed when @ref reaches zero
  * @modify_lock: serialises modify_qp and query_qp; process context
- * @state: enum ib_qp_state; written under both @resp.lock and @sq.lock,
- *	read with READ_ONCE() elsewhere
+ * @state: enum ib_qp_state.  modify_qp moves it under @modify_lock with
+ *	both @resp.lock and @sq.lock held (sroce_qp_set_state(),
+ *	sroce_qp_reset()); the data path only ever moves it to ERR, through
+ *	sroce_qp_error(), from any context and under either lock or none, by a
+ *	compare-and-exchange that leaves RESET and ERR alone.  So under either
+ *	lock it can change only to ERR, and ERR is left only by a modify_qp to
+ *	RESET.  Read with READ_ONCE().  sroce_qp_error() moves it before it
+ *	schedules the flush, and the flush takes each queue's lock, so a
+ *	producer that reads it under that lock after queuing (or after a full
+ *	barrier, for the receive ring) never leaves a work request unflushed.
  * @dead: being destroyed; nothing new is scheduled or armed; written under
- *	both locks like @state
+ *	both locks
  * @is_user: the queues are shared with a process
  * @scq: the send CQ
  * @rcq: the receive CQ
@@ -690,7 +703,7 @@ struct sroce_qp {
 	refcount_t ref;
 	struct completion released;
 	struct mutex modify_lock; /* modify_qp, query_qp */
-	u8 state;
+	u32 state;
 	bool dead;
 	bool is_user;
 	struct sroce_cq *scq;
@@ -911,6 +924,9 @@ struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_sched_req(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type event);
+void sroce_qp_fail_wqe(struct sroce_qp *qp, struct sroce_swqe *w, u32 status,
+		       enum ib_event_type event);
+void sroce_qp_sched_flush(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type event);
 void sroce_qp_flush_sq(struct sroce_qp *qp);
 void sroce_qp_flush_rq(struct sroce_qp *qp);
@@ -922,9 +938,10 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
-int sroce_sq_fetch(struct sroce_qp *qp);
+int sroce_sq_fetch(struct sroce_qp *qp, u32 end);
 bool sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
 		   struct sroce_rwqe *wqe, int *err);
+bool sroce_rq_skip(struct sroce_rq *rq, u64 *wr_id);
 u32 sroce_rq_count(struct sroce_rq *rq);
 
 /* req.c */

@@ -158,7 +158,9 @@
  * there.  Receive WQEs need no doorbell, the kernel looks when a message
  * arrives; but a QP in the ERR state only completes (flushes) receive WQEs
  * posted after the error when the receive doorbell rings: a POST_RECV
- * write command with wr_count 0 (likewise formed).  Requests for completion
+ * write command with wr_count 0 (likewise formed).  A doorbell of an ERR
+ * QP flushes what the ring holds when it rings, at most one ring's worth:
+ * WQEs published while it runs wait for the next one.  Requests for completion
  * events (REQ_NOTIFY_CQ) and everything else are ordinary commands.  A
  * kernel-bypass queue pair takes work only through its rings: POST_SEND or
  * POST_RECV commands carrying work requests are refused with EINVAL.
