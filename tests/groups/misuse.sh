@@ -24,7 +24,7 @@ MISUSE=$SROCE_PROGS/sroce_misuse
 # The case lists of sroce_misuse: commands, and rings.
 MISUSE_CMD_CASES=get_context,headers,pd,cq,qp_create,qp_modify,post,srq,mr,mw_ah,mmap,cross_context
 MISUSE_CMD_CASES+=,ioctl_hdr,ioctl_device,ioctl_cq,ioctl_qp,ioctl_srq,ioctl_events,ioctl_objects,ioctl_write,ex_query,ex_cq,ex_qp,ex_unsupported
-MISUSE_RING_CASES=sq_prod_huge,sq_prod_backwards,bad_send_wqes,ud_bad_ah,bad_recv_wqes,srq_garbage,cq_cons_wild,cq_resize,reset_wild,err_doorbells,scribble
+MISUSE_RING_CASES=sq_prod_huge,sq_prod_backwards,bad_send_wqes,ud_bad_ah,bad_recv_wqes,srq_garbage,cq_cons_wild,cq_resize,reset_wild,err_doorbells,flush_race,cq_resize_race,scribble
 
 # kmsg_mark NAME: a line in the kernel log to look from.
 kmsg_mark() { echo "sroce-misuse: mark $1" >/dev/kmsg; }
@@ -114,6 +114,44 @@ test_misuse_beside_good_traffic() {
 	rc_cases -t send,rdma_write,rdma_read -m 1024
 	objects_back "$before"
 	kmsg_quiet beside
+}
+
+# tracefs: where it is mounted, mounting it if need be.
+tracefs() {
+	local t
+	for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -e "$t/kprobe_events" ] && { echo "$t"; return 0; }
+	done
+	mount -t tracefs nodev /sys/kernel/tracing && echo /sys/kernel/tracing
+}
+
+# kprobe_remove TRACEFS: no test kprobe left behind.
+kprobe_remove() {
+	echo 0 >"$1/events/sroce_test/fetch/enable" 2>/dev/null || true
+	echo '-:sroce_test/fetch' >>"$1/kprobe_events" 2>/dev/null || true
+}
+
+# The send queue's lock disables interrupts: it is held for a batch of
+# work requests at a time (64, SROCE_LOCK_BATCH), never for a whole ring.
+# A kprobe counts the calls of sroce_sq_fetch(), one per hold, while one
+# doorbell of a QP in ERR fetches and flushes 16384 WQEs with their 16384
+# completions; before issue 19 that was one call, one hold.
+test_send_queue_lock_holds() {
+	local tr n
+	rdma_topo loopback
+	tr=$(tracefs) || fail "no tracefs"
+	kprobe_remove "$tr"
+	trap 'kprobe_remove "$tr"' EXIT
+	echo 'p:sroce_test/fetch sroce:sroce_sq_fetch' >>"$tr/kprobe_events" ||
+		fail "cannot place a kprobe on sroce_sq_fetch"
+	: >"$tr/trace"
+	echo 1 >"$tr/events/sroce_test/fetch/enable"
+	misuse lock_holds sq_full_flush
+	echo 0 >"$tr/events/sroce_test/fetch/enable"
+	n=$(grep -c ' fetch: ' "$tr/trace" || true)
+	echo "sroce_sq_fetch ran $n times for 16384 send WQEs"
+	[ "$n" -ge 256 ] ||
+		fail "16384 send WQEs were taken in $n holds of the send queue's lock, expected 256 or more (64 each)"
 }
 
 # SIGKILL in the middle of the scribble: the kernel tears the context
