@@ -7,12 +7,13 @@
 # READ through the DMA region, fast registration of scatterlists (separate
 # pages, offsets, 16 KiB pages, 1 MiB), LOCAL_INV, key rotation,
 # SEND_WITH_INV, atomics, and the remote and local protection errors,
-# checking every byte and completion.  On one device and across two
-# namespaces, over IPv4 and IPv6 GIDs.
+# checking every byte and completion; work requests posted to an ERR QP
+# from hardirq and with interrupts off, and modify_qp racing a failure.  On
+# one device and across two namespaces, over IPv4 and IPv6 GIDs.
 . "$(dirname "$0")/../lib.sh"
 
 # Cases the module runs; each prints "<case>: pass".
-KWR_CASES=12
+KWR_CASES=14
 
 # kwr_run TAG PARAM...: load the module with PARAMs; every case must pass.
 kwr_run() {

@@ -21,6 +21,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -1115,6 +1116,180 @@ out:
 	kwr_buf_free(&buf);
 }
 
+/* --- posting to an ERR QP from any context ------------------------------ */
+
+/* A receive posted from an irq_work: hardirq, as a completion handler. */
+struct kwr_irq_post {
+	struct irq_work work;
+	struct kwr_end *e;
+	struct ib_sge *sge;
+	u64 wr_id;
+	int err;
+	bool hardirq;
+};
+
+static void kwr_irq_post_fn(struct irq_work *work)
+{
+	struct kwr_irq_post *p = container_of(work, struct kwr_irq_post, work);
+
+	p->hardirq = in_hardirq();
+	p->err = kwr_post_recv(p->e, p->wr_id, p->sge, 1);
+}
+
+/*
+ * ib_post_recv() and ib_post_send() may be called in any context: from a
+ * completion handler in hardirq, or with interrupts off.  On a QP in ERR
+ * the work requests complete with IB_WC_WR_FLUSH_ERR.  sroce once flushed
+ * a receive posted to an ERR QP on the spot, taking a lock with
+ * spin_lock_bh(), which hardirq context and disabled interrupts forbid.
+ */
+static void test_post_err_any_context(void)
+{
+	const char *t = "post_err_any_context";
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct kwr_irq_post ip = {};
+	struct ib_send_wr wr = {};
+	struct kwr_buf buf = {};
+	unsigned long flags;
+	struct ib_sge sge;
+	struct kwr_pair p;
+	int err;
+
+	if (!kwr_pair_create(t, &p, 0))
+		return;
+	if (!kwr_buf_alloc(t, &buf, p.a.ibdev, 64))
+		goto out;
+	err = ib_modify_qp(p.a.qp, &attr, IB_QP_STATE);
+	if (!check(t, !err, "to ERR: %d", err))
+		goto out;
+	sge = kwr_sge(&p.a, &buf, 0, 64);
+	ip.e = &p.a;
+	ip.sge = &sge;
+	ip.wr_id = 90;
+	init_irq_work(&ip.work, kwr_irq_post_fn);
+	irq_work_queue(&ip.work);
+	irq_work_sync(&ip.work);
+	if (!check(t, ip.hardirq, "the irq_work did not run in hardirq") ||
+	    !check(t, !ip.err, "post_recv in hardirq: %d", ip.err) ||
+	    !kwr_expect(t, &p.a, "a", 90, IB_WC_RECV, IB_WC_WR_FLUSH_ERR,
+			NULL))
+		goto out;
+	local_irq_save(flags);
+	err = kwr_post_recv(&p.a, 91, &sge, 1);
+	local_irq_restore(flags);
+	if (!check(t, !err, "post_recv with interrupts off: %d", err) ||
+	    !kwr_expect(t, &p.a, "a", 91, IB_WC_RECV, IB_WC_WR_FLUSH_ERR,
+			NULL))
+		goto out;
+	wr.wr_id = 92;
+	wr.opcode = IB_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	local_irq_save(flags);
+	err = kwr_post(&p.a, &wr);
+	local_irq_restore(flags);
+	if (!check(t, !err, "post_send with interrupts off: %d", err) ||
+	    !kwr_expect(t, &p.a, "a", 92, IB_WC_SEND, IB_WC_WR_FLUSH_ERR,
+			NULL))
+		goto out;
+	pr_info("%s: pass\n", t);
+out:
+	kwr_pair_destroy(&p);
+	kwr_buf_free(&buf);
+}
+
+/* --- modify_qp racing a failure ----------------------------------------- */
+
+#define KWR_RACE_ROUNDS 300
+
+static int kwr_qp_state(struct ib_qp *qp)
+{
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr attr;
+	int err = ib_query_qp(qp, &attr, IB_QP_STATE, &init);
+
+	return err ?: attr.qp_state;
+}
+
+/* Back to RTS from whatever state a round left a's QP in. */
+static int kwr_reconnect(struct kwr_pair *p)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	int err = ib_modify_qp(p->a.qp, &attr, IB_QP_STATE);
+
+	return err ?: kwr_connect_one(&p->a, &p->b);
+}
+
+/*
+ * One round: a SEND with a bad lkey, which the requester fails the QP
+ * over, and after @delay_us a move from RTS to SQD and back.  Whatever the
+ * order, the SEND completes with its error and the QP ends in ERR: a move
+ * that comes after the failure is refused, one that comes first leaves
+ * the SEND waiting in SQD until the QP is back in RTS.
+ */
+static bool kwr_race_round(const char *t, struct kwr_pair *p,
+			   struct ib_sge *bad, u64 wr_id, unsigned int delay_us,
+			   unsigned int *refused)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_SQD };
+	struct ib_send_wr wr = {
+		.wr_id = wr_id,
+		.opcode = IB_WR_SEND,
+		.sg_list = bad,
+		.num_sge = 1,
+	};
+	int err, state;
+
+	err = kwr_post(&p->a, &wr);
+	if (!check(t, !err, "round %llu: posting: %d", wr_id, err))
+		return false;
+	udelay(delay_us);
+	err = ib_modify_qp(p->a.qp, &attr, IB_QP_STATE);
+	if (!err) {
+		attr.qp_state = IB_QPS_RTS;
+		err = ib_modify_qp(p->a.qp, &attr, IB_QP_STATE);
+	}
+	if (err)
+		(*refused)++;
+	if (!kwr_expect(t, &p->a, "a", wr_id, IB_WC_SEND, IB_WC_LOC_PROT_ERR,
+			NULL))
+		return false;
+	state = kwr_qp_state(p->a.qp);
+	return check(t, state == IB_QPS_ERR,
+		     "round %llu (%u us): the SEND failed but the QP is in state %d (modify: %d)",
+		     wr_id, delay_us, state, err);
+}
+
+static void test_modify_races_error(void)
+{
+	const char *t = "modify_races_error";
+	unsigned int i, refused = 0;
+	struct kwr_buf buf = {};
+	struct ib_sge bad;
+	struct kwr_pair p;
+	int err;
+
+	if (!kwr_pair_create(t, &p, 0))
+		return;
+	if (!kwr_buf_alloc(t, &buf, p.a.ibdev, 64))
+		goto out;
+	bad = kwr_sge(&p.a, &buf, 0, 64);
+	bad.lkey ^= 0x5a00;
+	for (i = 0; i < KWR_RACE_ROUNDS; i++) {
+		if (!kwr_race_round(t, &p, &bad, 100 + i, i % 100, &refused))
+			goto out;
+		err = kwr_reconnect(&p);
+		if (!check(t, !err, "round %u: back to RTS: %d", i, err))
+			goto out;
+	}
+	pr_info("%s: %u rounds, %u moves refused after the failure\n", t,
+		KWR_RACE_ROUNDS, refused);
+	pr_info("%s: pass\n", t);
+out:
+	kwr_pair_destroy(&p);
+	kwr_buf_free(&buf);
+}
+
 static struct ib_device *kwr_get_device(const char *name)
 {
 	struct ib_device *ibdev = ib_device_get_by_name(name,
@@ -1170,6 +1345,8 @@ static int __init sroce_kwr_test_init(void)
 	test_atomics();
 	test_remote_access_errors();
 	test_local_errors();
+	test_post_err_any_context();
+	test_modify_races_error();
 	ib_device_put(dev_b);
 	ib_device_put(dev_a);
 	pr_info("%d failed\n", failures);
