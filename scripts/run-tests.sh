@@ -19,6 +19,14 @@
 # logs, the guest console, and build/test-results.json.  The last line of
 # output is "N passed, N failed"; the exit status is non-zero if any test
 # failed or the run itself broke.
+#
+# Every test a group declares (its "test_NAME()" lines, those SROCE_TESTS
+# selects; tests/declared.sh) must have a result: one that has none when
+# its group is over fails ("no result recorded"), and so does a group
+# script that exits non-zero (<group>/group-script).  A name in
+# SROCE_TESTS that is no test of the groups run, or a group named on the
+# command line of which SROCE_TESTS selects nothing, fails the run before
+# anything runs.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,17 +59,15 @@ all_groups() {
 }
 
 groups=("$@")
+named=${#groups[@]}
 [ ${#groups[@]} -gt 0 ] || mapfile -t groups < <(all_groups)
-host_groups=() guest_groups=() pair_groups=()
 for g in "${groups[@]}"; do
 	if [ ! -f "$root/tests/groups/$g.sh" ]; then
 		echo "run-tests: no such group '$g' (have: $(all_groups | tr '\n' ' '))" >&2
 		exit 2
 	fi
 	case $(group_meta "$g" where) in
-	host) host_groups+=("$g") ;;
-	guest) guest_groups+=("$g") ;;
-	pair) pair_groups+=("$g") ;;
+	host|guest|pair) ;;
 	*) echo "run-tests: $g.sh has no 'where=host|guest|pair' header" >&2; exit 2 ;;
 	esac
 done
@@ -84,9 +90,63 @@ record() { # status group test message
 	printf '%-4s %s/%s%s\n' "$1" "$2" "$3" "${4:+: $4}"
 }
 
+# declared [-a] GROUP: the tests GROUP declares (tests/declared.sh; without
+# -a those SROCE_TESTS selects), one name a line.
+declared() { "$root/tests/declared.sh" "$@" | cut -f2; }
+
+# account GROUP WHY: a FAIL for every test of GROUP, as declared, that has
+# no result in results.tsv: "no result recorded (WHY)".
+account() {
+	local t
+	for t in $(declared "$1" | awk -F'\t' -v g="$1" \
+		'FILENAME != "-" { if ($2 == g) have[$3] = 1; next } !($1 in have)' "$results/results.tsv" -); do
+		record FAIL "$1" "$t" "no result recorded ($2)"
+	done
+}
+
+# What runs: groups that declare tests and of which SROCE_TESTS selects
+# some.  A name in SROCE_TESTS that no group run has, a group named on the
+# command line of which it selects nothing, and a group that declares no
+# test at all are failures; the first two stop the run before it starts
+# (a typo must not pass as a shorter run).
+host_groups=() guest_groups=() pair_groups=()
+selection_bad=0
+if [ -n "${SROCE_TESTS:-}" ]; then
+	for t in $("$root/tests/declared.sh" -u "${groups[@]}"); do
+		record FAIL selection "$t" "SROCE_TESTS names '$t', which is no test of: ${groups[*]}"
+		selection_bad=1
+	done
+fi
+for g in "${groups[@]}"; do
+	if [ -z "$(declared -a "$g")" ]; then
+		record FAIL "$g" declared "tests/groups/$g.sh declares no test (no line begins 'test_NAME()')"
+		continue
+	fi
+	if [ -z "$(declared "$g")" ]; then
+		[ "$named" = 0 ] && continue
+		record FAIL "$g" selection "SROCE_TESTS ($SROCE_TESTS) selects no test of this group"
+		selection_bad=1
+		continue
+	fi
+	case $(group_meta "$g" where) in
+	host) host_groups+=("$g") ;;
+	guest) guest_groups+=("$g") ;;
+	pair) pair_groups+=("$g") ;;
+	esac
+done
+if [ "$selection_bad" = 1 ]; then
+	echo "run-tests: nothing runs: fix SROCE_TESTS or the groups named"
+	host_groups=() guest_groups=() pair_groups=()
+fi
+
 for g in "${host_groups[@]}"; do
 	echo "--- group $g (host)"
-	SROCE_RESULTS=$results bash "$root/tests/groups/$g.sh"
+	rc=0
+	SROCE_RESULTS=$results bash "$root/tests/groups/$g.sh" || rc=$?
+	if [ "$rc" != 0 ]; then
+		record FAIL "$g" group-script "the group script exited with status $rc"
+	fi
+	account "$g" "the group script ended without running it"
 done
 
 # Print results the guest appends, as they come, each with the run's
@@ -180,7 +240,12 @@ EOF
 			left+=("$g")
 		fi
 	done
-	[ ${#left[@]} -eq 0 ] && return 0
+	if [ ${#left[@]} -eq 0 ]; then
+		# tests/guest-main.sh exits 0 when it ran to its end.
+		[ "$rc" = 0 ] ||
+			record FAIL guest job "the guest's job exited with status $rc after every group had finished (build/test-results/job.log)"
+		return 0
+	fi
 
 	# The guest stopped inside group ${left[0]}: blame the test it was in.
 	g=${left[0]}
@@ -206,6 +271,13 @@ EOF
 
 if [ ${#guest_groups[@]} -gt 0 ]; then
 	run_guest_groups "${guest_groups[@]}"
+	for g in "${guest_groups[@]}"; do
+		if [ -e "$results/done-$g" ]; then
+			account "$g" "the group finished without it"
+		else
+			account "$g" "the guest stopped in this group"
+		fi
+	done
 fi
 
 # run_pair_group GROUP: two guests run GROUP, each its own end.
@@ -236,6 +308,10 @@ EOF
 			broken=1
 		fi
 	done
+	if [ -e "$dir/a/done-$g" ] && [ -e "$dir/b/done-$g" ] && [ "$rc" != 0 ]; then
+		record FAIL "$g" pair-job "the guests' jobs exited with status $rc after the group had finished ($dir/{a,b}/job.log)"
+	fi
+	account "$g" "neither guest recorded it"
 }
 
 for g in "${pair_groups[@]}"; do

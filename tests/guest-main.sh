@@ -4,7 +4,10 @@
 # Runs inside the test guest (from the xfer share's job.sh): every group
 # named on the command line, in order.  Each finished group leaves
 # $SROCE_RESULTS/done-<group>; the host uses those to tell a group that
-# finished from one during which the guest died.
+# finished from one during which the guest died.  A group script that
+# exits non-zero fails <group>/group-script, and every test the group
+# declares (tests/declared.sh) that recorded no result fails.  The exit
+# status is 0 only if this script ran to its end.
 set -u
 : "${SROCE_ROOT:?}" "${SROCE_RESULTS:?}"
 . "$SROCE_ROOT/tests/lib.sh"
@@ -53,7 +56,12 @@ kmemleak_check() { # group
 
 for g in "$@"; do
 	echo "$g" >"$SROCE_RESULTS/current-group"
-	bash "$SROCE_ROOT/tests/groups/$g.sh"
+	rc=0
+	bash "$SROCE_ROOT/tests/groups/$g.sh" || rc=$?
+	if [ "$rc" != 0 ]; then
+		SROCE_GROUP=$g _t_record FAIL group-script 0 "the group script exited with status $rc"
+	fi
+	_t_account "$g" "the group script ended without running it"
 	kmemleak_check "$g"
 	# Each test checked the log from its own start; what came before the
 	# group's first test is checked here.
@@ -66,3 +74,4 @@ for g in "$@"; do
 	touch "$SROCE_RESULTS/done-$g"
 done
 rm -f "$SROCE_RESULTS/current-group"
+exit 0

@@ -4,13 +4,18 @@
 # The test library every group sources (tests/groups/*.sh).
 #
 # A group is a bash script that defines test_* functions and ends with
-# "t_main".  t_main runs each test_* function in the order of the file, each
-# in its own bash process under a timeout, with "set -e" in force, and then:
+# "t_main".  A line that begins "test_NAME()" declares test NAME
+# (tests/declared.sh); every runner reads the declarations from the file
+# and fails each declared test that recorded no result.  t_main runs each
+# declared test in the order of the file, each in its own bash process
+# under a timeout, with "set -e" in force, and then:
 #   - resets the machine (t_reset: links, namespaces, netdevs, module),
 #   - fails the test if sroce's object counters were not back to zero,
 #   - fails the test if the kernel log gained an oops/WARN/BUG/leak line.
 # A test passes by returning 0, fails with fail "why" (or any failing
 # command), and skips with skip "why" (exit 4, kselftest's convention).
+# A test that could run only part of what it checks (skip_part "why") and
+# otherwise passed is a SKIP too, never a PASS.
 #
 # Results go to $SROCE_RESULTS/results.tsv, one line per test:
 #   PASS|FAIL|SKIP <TAB> group <TAB> test <TAB> seconds <TAB> message
@@ -95,6 +100,14 @@ kmsg_drop_known() {
 log() { printf '[%(%T)T] %s\n' -1 "$*"; }
 fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 skip() { printf 'SKIP: %s\n' "$*" >&2; exit 4; }
+
+# skip_part WHY: a part of the running test did not run (WHY: what the
+# device does not offer).  The test goes on; if it passes, its result is
+# SKIP with every WHY as the message.
+skip_part() {
+	printf 'SKIP (part): %s\n' "$*" >&2
+	printf '%s\n' "$*" >>"${SROCE_T_SKIPS:?skip_part outside a test}"
+}
 
 # run CMD...: print the command (to stderr, so it never mixes with what a
 # pipe reads), then run it.
@@ -464,19 +477,25 @@ t_in_guest() { [ -e /proc/modules ] && [ -w /dev/kmsg ]; }
 
 _t_run_one() {
 	local fn=$1 name=${1#test_} start rc msg bad reset_msg first
-	local glog=$SROCE_RESULTS/$SROCE_GROUP.log
+	local glog=$SROCE_RESULTS/$SROCE_GROUP.log skips=$SROCE_RESULTS/.skipped-parts
 	start=$EPOCHSECONDS
+	: >"$skips"
 	first=1
 	[ -e "$glog" ] && first=$(($(wc -l <"$glog") + 1))
 	t_in_guest && echo "sroce-test: begin $SROCE_GROUP/$name" >/dev/kmsg
 	echo "=== $SROCE_GROUP/$name" >>"$glog"
-	timeout -k 10 "$SROCE_TEST_TIMEOUT" bash -c \
+	SROCE_T_SKIPS=$skips timeout -k 10 "$SROCE_TEST_TIMEOUT" bash -c \
 		'SROCE_T_CHILD=1; . "$0"; set -eo pipefail; "$1"' "$SROCE_GROUP_SCRIPT" "$fn" \
 		>>"$glog" 2>&1 </dev/null
 	rc=$?
 	msg=$(tail -n "+$first" "$glog" | grep -E '^(FAIL|SKIP): ')
 	msg=${msg##*$'\n'}
 	msg=${msg#*: }
+	if [ "$rc" = 0 ] && [ -s "$skips" ]; then
+		msg=$(<"$skips")
+		msg="passed, but not all of it ran: ${msg//$'\n'/; }"
+		rc=4
+	fi
 	reset_msg=$(t_reset 2>&1) || { rc=1; msg="${msg:+$msg; }$reset_msg"; }
 	[ -n "$reset_msg" ] && echo "$reset_msg" >>"$glog"
 	if t_in_guest; then
@@ -495,18 +514,62 @@ _t_run_one() {
 	esac
 }
 
-# t_main: run the group's tests (all, or those listed in $SROCE_TESTS).
+# _t_missing GROUP [FILE]: the tests GROUP (FILE, by default
+# tests/groups/GROUP.sh) declares, those SROCE_TESTS selects
+# (tests/declared.sh), that have no result in results.tsv, one a line.
+_t_missing() {
+	[ -e "$SROCE_RESULTS/results.tsv" ] || : >"$SROCE_RESULTS/results.tsv"
+	"$SROCE_ROOT/tests/declared.sh" "${2:-$1}" |
+		awk -F'\t' -v g="$1" 'FILENAME != "-" { if ($2 == g) have[$3] = 1; next }
+			!($2 in have) { print $2 }' "$SROCE_RESULTS/results.tsv" -
+}
+
+# _t_account GROUP WHY [FILE]: a FAIL for every test of GROUP that has no
+# result ("no result recorded (WHY)"), so that a test cannot vanish unseen.
+_t_account() {
+	local t
+	for t in $(_t_missing "$1" "${3:-}"); do
+		SROCE_GROUP=$1 _t_record FAIL "$t" 0 "no result recorded ($2)"
+	done
+}
+
+# _t_check_defined: a FAIL for every test_* function the group defines
+# that is not declared by a "test_NAME()" line of its own (no runner would
+# run it), and for every name declared twice (the first definition would
+# never run).  Builtins but for one declared.sh: under emulation every
+# process costs a fifth of a second.
+_t_check_defined() {
+	local g t fn d=$'\n'
+	while IFS=$'\t' read -r g t; do
+		[ -n "$t" ] || continue
+		[[ $d == *$'\n'"$t"$'\n'* ]] &&
+			_t_record FAIL "$t" 0 "test_$t is defined twice in $SROCE_GROUP.sh: the first definition never runs"
+		d+=$t$'\n'
+	done <<<"$("$SROCE_ROOT/tests/declared.sh" -a "$SROCE_GROUP_SCRIPT")"
+	while read -r g t fn; do
+		[[ $fn == test_* ]] && [[ $d != *$'\n'"${fn#test_}"$'\n'* ]] &&
+			_t_record FAIL "${fn#test_}" 0 "$fn is defined, but no line of $SROCE_GROUP.sh begins '$fn()': no runner would run it"
+	done <<<"$(declare -F)"
+	return 0
+}
+
+# t_main: run the group's tests (all, or those named in $SROCE_TESTS), then
+# fail every one of them that recorded no result.
 t_main() {
 	[ -n "${SROCE_T_CHILD:-}" ] && return 0
-	local fn
+	local g t names=()
 	SROCE_GROUP_SCRIPT=$(readlink -f "$0")
 	SROCE_GROUP=$(basename "$0" .sh)
 	export SROCE_GROUP SROCE_GROUP_SCRIPT
 	t_reset >/dev/null 2>&1
-	for fn in $(grep -oE '^test_[A-Za-z0-9_]+\(\)' "$SROCE_GROUP_SCRIPT" | tr -d '()'); do
-		if [ -n "${SROCE_TESTS:-}" ] && ! grep -qw -- "${fn#test_}" <<<"$SROCE_TESTS"; then
-			continue
-		fi
-		_t_run_one "$fn"
+	_t_check_defined
+	# No "< <(...)": the guest has no /dev/fd.
+	while IFS=$'\t' read -r g t; do
+		[ -z "$t" ] || names+=("$t")
+	done <<<"$("$SROCE_ROOT/tests/declared.sh" "$SROCE_GROUP_SCRIPT")"
+	for t in "${names[@]}"; do
+		_t_run_one "test_$t"
 	done
+	_t_account "$SROCE_GROUP" "t_main ended without a verdict for it" "$SROCE_GROUP_SCRIPT"
+	return 0
 }

@@ -5,8 +5,12 @@
 usage: merge-pair-results.py A.tsv B.tsv GROUP  (merged lines on stdout)
 
 A test's verdict is the worse of the two (FAIL over PASS over SKIP), with
-both guests' messages; a test only one guest reported fails.
+both guests' messages; a test only one guest reported fails, and so does
+every test the group declares (tests/declared.sh, with SROCE_TESTS) that
+neither guest reported.
 """
+import os
+import subprocess
 import sys
 
 RANK = {"SKIP": 0, "PASS": 1, "FAIL": 2}
@@ -25,6 +29,14 @@ def load(path):
     return rows
 
 
+def declared(group):
+    """The tests @group declares, read from its file, not by running it."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = subprocess.run([os.path.join(root, "tests", "declared.sh"), group],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    return [line.split("\t")[1] for line in out.splitlines()]
+
+
 def main():
     a, b, group = load(sys.argv[1]), load(sys.argv[2]), sys.argv[3]
     for test in list(a) + [t for t in b if t not in a]:
@@ -38,6 +50,9 @@ def main():
         msg = "; ".join("%s: %s" % (r, x[4]) for r, x in (("a", ra), ("b", rb)) if x[4])
         secs = max(int(ra[3]) if ra[3].isdigit() else 0, int(rb[3]) if rb[3].isdigit() else 0)
         print("%s\t%s\t%s\t%d\t%s" % (status, group, test, secs, msg))
+    for test in declared(group):
+        if test not in a and test not in b:
+            print("FAIL\t%s\t%s\t0\tno result recorded in either guest" % (group, test))
 
 
 if __name__ == "__main__":

@@ -137,10 +137,11 @@ test_rping_two_hosts() {
 
 # --- sroce_rc_test -------------------------------------------------------------------
 
-# A 9000-byte netdev: the "send" case runs at every path MTU up to 4096.
+# A 9000-byte netdev: the "send" case runs at every path MTU up to 4096
+# (-M: fails if the port's active MTU is lower).
 test_rc_cases() {
 	rdma_topo loopback 9000
-	rc_cases -m 1024
+	rc_cases -m 1024 -M 4096
 }
 
 test_rc_cases_two_hosts() {
