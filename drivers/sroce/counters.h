@@ -44,7 +44,8 @@ struct sroce_dev;
  * @SROCE_CNT_STALE_READ_REPLAYS: duplicate READs (counted in rx_drop_dup)
  *	whose answer was given up because the memory they read was gone: its
  *	owner let it go after the READ was answered, so nobody waits for a
- *	second answer
+ *	second answer; also those the checks of a new READ now refuse (the
+ *	QP's remote read access was taken away since)
  * @SROCE_CNT_RX_DROP_MCAST: dropped, multicast datagram for a group no QP
  *	of this device is attached to
  * @SROCE_CNT_RX_DROP_SEQ: dropped without a word, RC request past the

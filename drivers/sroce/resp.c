@@ -421,6 +421,20 @@ static void sroce_resp_queue_res(struct sroce_qp *qp,
 	}
 }
 
+/*
+ * What a READ asking for @len bytes at @va under @rkey must pass, new or
+ * replayed: its length, the QP's remote read access, the key's memory.
+ */
+static enum sroce_resp_verdict sroce_resp_read_check(struct sroce_qp *qp,
+						     u32 rkey, u64 va, u32 len)
+{
+	if (len > SROCE_MAX_MSG_SZ)
+		return SROCE_RESP_NAK_INVALID;
+	if (!sroce_resp_mem_ok(qp, rkey, va, len, IB_ACCESS_REMOTE_READ))
+		return SROCE_RESP_NAK_ACCESS;
+	return SROCE_RESP_DONE;
+}
+
 static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
 					       struct sroce_pkt *pkt)
 {
@@ -429,11 +443,11 @@ static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
 	u32 len = be32_to_cpu(reth->length), rkey = be32_to_cpu(reth->rkey);
 	u64 va = be64_to_cpu(reth->va);
 	struct sroce_resp_res *res;
+	enum sroce_resp_verdict v;
 
-	if (len > SROCE_MAX_MSG_SZ)
-		return SROCE_RESP_NAK_INVALID;
-	if (!sroce_resp_mem_ok(qp, rkey, va, len, IB_ACCESS_REMOTE_READ))
-		return SROCE_RESP_NAK_ACCESS;
+	v = sroce_resp_read_check(qp, rkey, va, len);
+	if (v != SROCE_RESP_DONE)
+		return v;
 	res = sroce_resp_new_res(qp);
 	if (!res)
 		return SROCE_RESP_NAK_INVALID;
@@ -501,6 +515,33 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 	return SROCE_RESP_DONE;
 }
 
+/*
+ * A duplicate READ within @res's PSNs: answer it again, from its PSN, if
+ * it passes the checks a new READ gets now.  One they refuse finds the
+ * memory, or the QP's right to read it, gone since the first answer, and
+ * is given up like a replay whose memory goes away while it is being sent
+ * (stale_read_replays, sroce_resp_read_next()); @res and its answer in
+ * progress, if any, are left as they are.
+ */
+static void sroce_resp_replay_read(struct sroce_qp *qp,
+				   struct sroce_resp_res *res,
+				   struct sroce_pkt *pkt)
+{
+	const struct sroce_reth *reth = sroce_resp_hdr(pkt,
+						       pkt->info->off_reth);
+	u32 len = be32_to_cpu(reth->length);
+	u64 va = be64_to_cpu(reth->va);
+
+	if (sroce_resp_read_check(qp, res->rkey, va, len) != SROCE_RESP_DONE) {
+		sroce_count(pkt->sdev, SROCE_CNT_STALE_READ_REPLAYS);
+		return;
+	}
+	res->cur_psn = pkt->psn;
+	res->va = va;
+	res->resid = len;
+	sroce_resp_queue_res(qp, res, true);
+}
+
 /* A request older than the expected PSN: answer it again, do not redo it. */
 static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				 struct sk_buff_head *out)
@@ -524,13 +565,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		    sroce_psn_diff(pkt->psn, res->last_psn) > 0)
 			continue;
 		if ((flags & SROCE_OPF_READ) && res->type == SROCE_RES_READ) {
-			const struct sroce_reth *reth =
-				sroce_resp_hdr(pkt, pkt->info->off_reth);
-
-			res->cur_psn = pkt->psn;
-			res->va = be64_to_cpu(reth->va);
-			res->resid = be32_to_cpu(reth->length);
-			sroce_resp_queue_res(qp, res, true);
+			sroce_resp_replay_read(qp, res, pkt);
 		} else if ((flags & SROCE_OPF_ATOMIC) &&
 			   res->type == SROCE_RES_ATOMIC) {
 			sroce_resp_queue_res(qp, res, true);
