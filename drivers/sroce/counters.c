@@ -28,6 +28,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DUP_RESP] = { .name = "rx_dup_resp" },
 	[SROCE_CNT_RX_DROP_DUP] = { .name = "rx_drop_dup" },
 	[SROCE_CNT_STALE_READ_REPLAYS] = { .name = "stale_read_replays" },
+	[SROCE_CNT_REJECTED_READ_REPLAYS] = { .name = "rejected_read_replays" },
 	[SROCE_CNT_RX_DROP_MCAST] = { .name = "rx_drop_mcast" },
 	[SROCE_CNT_RX_DROP_SEQ] = { .name = "rx_drop_seq" },
 	[SROCE_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },

@@ -44,7 +44,12 @@ struct sroce_dev;
  * @SROCE_CNT_STALE_READ_REPLAYS: duplicate READs (counted in rx_drop_dup)
  *	whose answer was given up because the memory they read was gone: its
  *	owner let it go after the READ was answered, so nobody waits for a
- *	second answer
+ *	second answer; also those the checks of a new READ now refuse (the
+ *	QP's remote read access was taken away since)
+ * @SROCE_CNT_REJECTED_READ_REPLAYS: duplicate READs (counted in rx_drop_dup)
+ *	not answered because they ask for something else than the request
+ *	they duplicate: another R_Key, a VA not moved on by the packets
+ *	before their PSN, or more than the rest of its data
  * @SROCE_CNT_RX_DROP_MCAST: dropped, multicast datagram for a group no QP
  *	of this device is attached to
  * @SROCE_CNT_RX_DROP_SEQ: dropped without a word, RC request past the
@@ -95,6 +100,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DUP_RESP,
 	SROCE_CNT_RX_DROP_DUP,
 	SROCE_CNT_STALE_READ_REPLAYS,
+	SROCE_CNT_REJECTED_READ_REPLAYS,
 	SROCE_CNT_RX_DROP_MCAST,
 	SROCE_CNT_RX_DROP_SEQ,
 	SROCE_CNT_RP_CNP_IGNORED,

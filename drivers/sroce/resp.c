@@ -421,6 +421,31 @@ static void sroce_resp_queue_res(struct sroce_qp *qp,
 	}
 }
 
+/*
+ * What a READ asking for @len bytes at @va under @rkey must pass, new or
+ * replayed: its length, the QP's remote read access, the key's memory.
+ */
+static enum sroce_resp_verdict sroce_resp_read_check(struct sroce_qp *qp,
+						     u32 rkey, u64 va, u32 len)
+{
+	if (len > SROCE_MAX_MSG_SZ)
+		return SROCE_RESP_NAK_INVALID;
+	if (!sroce_resp_mem_ok(qp, rkey, va, len, IB_ACCESS_REMOTE_READ))
+		return SROCE_RESP_NAK_ACCESS;
+	return SROCE_RESP_DONE;
+}
+
+/* Start @res's answer: @len bytes at @va, from @psn. */
+static void sroce_resp_read_start(struct sroce_qp *qp,
+				  struct sroce_resp_res *res, u32 psn, u64 va,
+				  u32 len)
+{
+	res->cur_psn = psn;
+	res->end_psn = sroce_psn_add(psn, sroce_resp_read_npkts(qp, len) - 1);
+	res->va = va;
+	res->resid = len;
+}
+
 static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
 					       struct sroce_pkt *pkt)
 {
@@ -429,22 +454,21 @@ static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
 	u32 len = be32_to_cpu(reth->length), rkey = be32_to_cpu(reth->rkey);
 	u64 va = be64_to_cpu(reth->va);
 	struct sroce_resp_res *res;
+	enum sroce_resp_verdict v;
 
-	if (len > SROCE_MAX_MSG_SZ)
-		return SROCE_RESP_NAK_INVALID;
-	if (!sroce_resp_mem_ok(qp, rkey, va, len, IB_ACCESS_REMOTE_READ))
-		return SROCE_RESP_NAK_ACCESS;
+	v = sroce_resp_read_check(qp, rkey, va, len);
+	if (v != SROCE_RESP_DONE)
+		return v;
 	res = sroce_resp_new_res(qp);
 	if (!res)
 		return SROCE_RESP_NAK_INVALID;
 	res->type = SROCE_RES_READ;
 	res->first_psn = pkt->psn;
-	res->last_psn = sroce_psn_add(pkt->psn,
-				      sroce_resp_read_npkts(qp, len) - 1);
-	res->cur_psn = pkt->psn;
-	res->va = va;
 	res->rkey = rkey;
-	res->resid = len;
+	res->req_va = va;
+	res->req_len = len;
+	sroce_resp_read_start(qp, res, pkt->psn, va, len);
+	res->last_psn = res->end_psn;
 	qp->resp.msn++;
 	qp->resp.epsn = sroce_psn_add(res->last_psn, 1);
 	sroce_resp_queue_res(qp, res, false);
@@ -501,6 +525,63 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 	return SROCE_RESP_DONE;
 }
 
+/*
+ * Whether a duplicate READ at @psn asks for what @res's request asked from
+ * that PSN on: a requester that lost part of an answer asks again for the
+ * rest, from the PSN of the first packet it lacks, with the same R_Key,
+ * its VA moved on by the bytes of the packets before (its length cut by as
+ * many).  Another R_Key, another VA or more than the rest is no duplicate
+ * of this request.  A part of the rest is allowed (rdma_rxe's requester
+ * and sroce's ask for all of it); nothing at all only if the rest is
+ * nothing.
+ */
+static bool sroce_resp_replay_matches(struct sroce_qp *qp,
+				      const struct sroce_resp_res *res,
+				      u32 psn, u32 rkey, u64 va, u32 len)
+{
+	u64 skip = (u64)sroce_psn_diff(psn, res->first_psn) * qp->pmtu;
+	u32 rest;
+
+	if (rkey != res->rkey || skip > res->req_len)
+		return false;
+	rest = res->req_len - skip;
+	return va == res->req_va + skip && len <= rest && (len || !rest);
+}
+
+/*
+ * A duplicate READ within @res's PSNs: answer it again, from its PSN, if
+ * it matches the request and passes the checks a new READ gets now.  One
+ * that does not match is dropped unanswered (rejected_read_replays), as a
+ * duplicate no resource holds is: the requester has moved on past its
+ * PSN, so a NAK there would refer to nothing it waits for.  One the
+ * checks refuse finds the memory, or the QP's right to read it, gone
+ * since the first answer, and is given up like a replay whose memory goes
+ * away while it is being sent (stale_read_replays,
+ * sroce_resp_read_next()).  Either way @res and its answer in progress,
+ * if any, are left as they are.
+ */
+static void sroce_resp_replay_read(struct sroce_qp *qp,
+				   struct sroce_resp_res *res,
+				   struct sroce_pkt *pkt)
+{
+	const struct sroce_reth *reth = sroce_resp_hdr(pkt,
+						       pkt->info->off_reth);
+	u32 len = be32_to_cpu(reth->length);
+	u64 va = be64_to_cpu(reth->va);
+
+	if (!sroce_resp_replay_matches(qp, res, pkt->psn,
+				       be32_to_cpu(reth->rkey), va, len)) {
+		sroce_count(pkt->sdev, SROCE_CNT_REJECTED_READ_REPLAYS);
+		return;
+	}
+	if (sroce_resp_read_check(qp, res->rkey, va, len) != SROCE_RESP_DONE) {
+		sroce_count(pkt->sdev, SROCE_CNT_STALE_READ_REPLAYS);
+		return;
+	}
+	sroce_resp_read_start(qp, res, pkt->psn, va, len);
+	sroce_resp_queue_res(qp, res, true);
+}
+
 /* A request older than the expected PSN: answer it again, do not redo it. */
 static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 				 struct sk_buff_head *out)
@@ -524,13 +605,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		    sroce_psn_diff(pkt->psn, res->last_psn) > 0)
 			continue;
 		if ((flags & SROCE_OPF_READ) && res->type == SROCE_RES_READ) {
-			const struct sroce_reth *reth =
-				sroce_resp_hdr(pkt, pkt->info->off_reth);
-
-			res->cur_psn = pkt->psn;
-			res->va = be64_to_cpu(reth->va);
-			res->resid = be32_to_cpu(reth->length);
-			sroce_resp_queue_res(qp, res, true);
+			sroce_resp_replay_read(qp, res, pkt);
 		} else if ((flags & SROCE_OPF_ATOMIC) &&
 			   res->type == SROCE_RES_ATOMIC) {
 			sroce_resp_queue_res(qp, res, true);
@@ -829,7 +904,7 @@ static struct sroce_resp_res *sroce_resp_oldest(struct sroce_qp *qp)
 static u8 sroce_resp_read_opcode(const struct sroce_resp_res *res)
 {
 	bool first = res->cur_psn == res->first_psn;
-	bool last = res->cur_psn == res->last_psn;
+	bool last = res->cur_psn == res->end_psn;
 	u8 op;
 
 	if (first && last)
@@ -919,7 +994,7 @@ static struct sk_buff *sroce_resp_read_next(struct sroce_qp *qp,
 		return NULL;
 	res->va += min(res->resid, qp->pmtu);
 	res->resid -= min(res->resid, qp->pmtu);
-	if (res->cur_psn == res->last_psn)
+	if (res->cur_psn == res->end_psn)
 		sroce_resp_res_sent(qp, res);
 	res->cur_psn = sroce_psn_add(res->cur_psn, 1);
 	return skb;

@@ -560,10 +560,14 @@ enum sroce_res_type {
  * @type: enum sroce_res_type
  * @first_psn: the request's PSN
  * @last_psn: READ: the PSN of the last response packet
+ * @req_va: READ: the request's VA
+ * @req_len: READ: the request's length
  * @va: READ: remote address of the next response's data
  * @rkey: READ: the key of the memory read
  * @resid: READ: bytes still to send
  * @cur_psn: READ: PSN of the next response packet
+ * @end_psn: READ: PSN of the answer's last packet: @last_psn, or one
+ *	before it for a duplicate asking for only part of the rest
  * @orig: atomic: the value before the operation
  * @queued: a response remains to be sent by the responder's work
  * @replay: what is queued answers a duplicate of the request, not its
@@ -575,10 +579,13 @@ struct sroce_resp_res {
 	bool replay;
 	u32 first_psn;
 	u32 last_psn;
+	u64 req_va;
+	u32 req_len;
 	u64 va;
 	u32 rkey;
 	u32 resid;
 	u32 cur_psn;
+	u32 end_psn;
 	u64 orig;
 };
 

@@ -980,7 +980,7 @@ static const char *const cnt_names[] = {
 	"rx_drop_qp_type", "rx_drop_qp_state", "rx_drop_address", "rx_drop_pkey",
 	"rx_drop_resp", "rx_drop_gap", "rx_dup_resp", "retransmits", "timeouts", "seq_naks_rcvd",
 	"rnr_naks_rcvd", "err_naks_rcvd", "rx_drop_uc", "rx_drop_no_recv", "rp_cnp_ignored",
-	"stale_read_replays", "rx_packets", "tx_packets",
+	"stale_read_replays", "rejected_read_replays", "rx_packets", "tx_packets",
 };
 #define NCNT (sizeof(cnt_names) / sizeof(cnt_names[0]))
 
@@ -1286,6 +1286,90 @@ static int sc_dup_read_stale(const struct vconf *c)
 	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 2), 2, "a SEND after the duplicate"));
 	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 64, false, 0, "the SEND"));
 	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * dup_read_mismatch - duplicates of a READ (4 packets, its PSNs wrapping
+ * past 0xffffff) that do not ask for the rest of it from their PSN, with
+ * its R_Key and its VA moved on by the packets before: from its third PSN
+ * with a VA past its end (memory the READ never asked for, which the QP
+ * may read); from its second PSN with the VA of its third;
+ * from its first PSN for twice its length; its very request under another
+ * R_Key (of a region the QP may read too).  None is answered, none NAKed
+ * (the requester has moved past their PSNs), each is counted in
+ * rejected_read_replays; the READ itself is left as it was: a duplicate
+ * asking for part of the rest (from its second PSN, 1124 bytes) gets
+ * exactly that, Middle then Last, and the next SEND is new.  Before this
+ * check, sroce answered each from the duplicate's VA and length under the
+ * READ's own R_Key, and the part with the READ's PSNs to its end.
+ */
+static int sc_dup_read_mismatch(const struct vconf *c)
+{
+	static const char *const what[] = {
+		"a duplicate READ from its third PSN with a VA past the READ's end",
+		"a duplicate READ from its second PSN with the VA of its third",
+		"a duplicate READ for twice the READ's length",
+		"a duplicate READ under another R_Key",
+	};
+	uint32_t p = c->epsn, off = 4096, len = 4 * PMTU, part = PMTU + 100, i;
+	struct req r = rq_rdma(OP_READ_REQ, p, va_of(off), vic.mr->rkey, len), bad[4];
+
+	bad[0] = rq_rdma(OP_READ_REQ, psn_add(p, 2), va_of(off + 64 * PMTU), vic.mr->rkey,
+			 2 * PMTU);
+	bad[1] = rq_rdma(OP_READ_REQ, psn_add(p, 1), va_of(off + 2 * PMTU), vic.mr->rkey,
+			 2 * PMTU);
+	bad[2] = rq_rdma(OP_READ_REQ, p, va_of(off), vic.mr->rkey, 2 * len);
+	bad[3] = rq_rdma(OP_READ_REQ, p, va_of(off), vic.ro->rkey, len);
+	TRY(req_send(&r));
+	TRY(expect_read(p, off, len, 1, false, "a READ"));
+	for (i = 0; i < 4; i++) {
+		TRY(req_send(&bad[i]));
+		TRY(expect_quiet_ms(what[i], 300));
+		TRY(expect_state(IBV_QPS_RTS));
+	}
+	r = rq_rdma(OP_READ_REQ, psn_add(p, 1), va_of(off + PMTU), vic.mr->rkey, part);
+	TRY(req_send(&r));
+	TRY(expect_read(psn_add(p, 1), off + PMTU, part, 1, true,
+			"a duplicate READ for part of the rest from its second PSN"));
+	r = rq_send(OP_SEND_ONLY, psn_add(p, 4), msg[2], 64);
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 4), 2, "a SEND after the duplicates"));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 64, false, 0, "the SEND"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * dup_read_no_access - a READ is answered, then the victim takes its QP's
+ * remote read access away (modify_qp RTS to RTS, IBV_QP_ACCESS_FLAGS) and
+ * the READ comes again: the duplicate is not answered (that would read
+ * memory the QP no longer lets be read), nor NAKed: it is given up as a
+ * stale replay (stale_read_replays), as one whose memory is gone, and the
+ * QP stays up and takes the next SEND.  A new READ then gets what any
+ * READ without the access gets: NAK remote access error, the QP in the
+ * error state.  Before this check, sroce answered the duplicate in full.
+ */
+static int sc_dup_read_no_access(const struct vconf *c)
+{
+	uint32_t p = c->epsn, off = 16384, len = 2 * PMTU;
+	struct req r = rq_rdma(OP_READ_REQ, p, va_of(off), vic.mr->rkey, len);
+	struct ibv_qp_attr a = { .qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+						     IBV_ACCESS_REMOTE_ATOMIC };
+
+	TRY(req_send(&r));
+	TRY(expect_read(p, off, len, 1, false, "a READ"));
+	TRY(qp_modify(&a, IBV_QP_ACCESS_FLAGS, "RTS without remote read"));
+	TRY(req_send(&r));
+	TRY(expect_quiet_ms("a duplicate READ after remote read was taken away", 300));
+	TRY(expect_state(IBV_QPS_RTS));
+	r = rq_send(OP_SEND_ONLY, psn_add(p, 2), msg[2], 64);
+	TRY(req_send(&r));
+	TRY(expect_ack(AETH_ACK_UNLIMITED, psn_add(p, 2), 2, "a SEND after the duplicate"));
+	TRY(expect_wc(0, IBV_WC_SUCCESS, IBV_WC_RECV, 64, false, 0, "the SEND"));
+	r = rq_rdma(OP_READ_REQ, psn_add(p, 3), va_of(off), vic.mr->rkey, len);
+	TRY(req_send(&r));
+	TRY(expect_ack(NAK_REM_ACCESS, psn_add(p, 3), 2, "a new READ without remote read"));
+	TRY(expect_event(IBV_EVENT_QP_ACCESS_ERR));
+	return expect_state(IBV_QPS_ERR);
 }
 
 /*
@@ -2803,6 +2887,11 @@ static const struct scenario {
 	  "rx_drop_dup=2" },
 	{ "dup_read_stale", sc_dup_read_stale, { .epsn = 0x2200, .rd_atomic = 1, .nrecv = 1 },
 	  "rx_drop_dup=1 stale_read_replays=1" },
+	{ "dup_read_mismatch", sc_dup_read_mismatch,
+	  { .epsn = 0xfffffe, .rd_atomic = 1, .nrecv = 1 }, "rx_drop_dup=5 rejected_read_replays=4" },
+	{ "dup_read_no_access", sc_dup_read_no_access,
+	  { .epsn = 0x2300, .rd_atomic = 1, .nrecv = 1 },
+	  "rx_drop_dup=1 stale_read_replays=1 err_naks_sent=1" },
 	{ "seq_gap", sc_seq_gap, { .epsn = 0x3000, .nrecv = 4 },
 	  "seq_naks_sent=2 rx_drop_seq=2" },
 	{ "write_bad_rkey", sc_write_bad_rkey, { .epsn = 0x4000, .nrecv = 1 },
