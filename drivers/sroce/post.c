@@ -113,7 +113,7 @@ static int sroce_swqe_from_kernel_ud(struct sroce_qp *qp, struct sroce_swqe *w,
 	 * sends with IB_QP_SET_QKEY).
 	 */
 	w->ud.remote_qkey = ud->remote_qkey & SROCE_QKEY_PRIVILEGED ?
-			    qp->qkey : ud->remote_qkey;
+			    READ_ONCE(qp->qkey) : ud->remote_qkey;
 	return 0;
 }
 
@@ -345,7 +345,7 @@ static int sroce_swqe_user_op(struct sroce_qp *qp, struct sroce_swqe *w,
 		return -EINVAL;
 	w->ud.remote_qpn = u->wr.ud.remote_qpn & SROCE_24BIT_MASK;
 	w->ud.remote_qkey = u->wr.ud.remote_qkey & SROCE_QKEY_PRIVILEGED ?
-			    qp->qkey : u->wr.ud.remote_qkey;
+			    READ_ONCE(qp->qkey) : u->wr.ud.remote_qkey;
 	return 0;
 }
 

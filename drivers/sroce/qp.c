@@ -552,8 +552,9 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 static void sroce_qp_apply_simple(struct sroce_qp *qp,
 				  struct ib_qp_attr *attr, int mask)
 {
+	/* The three a QP in RTS may change: the data path reads them. */
 	if (mask & IB_QP_QKEY)
-		qp->qkey = attr->qkey;
+		WRITE_ONCE(qp->qkey, attr->qkey);
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num & SROCE_24BIT_MASK;
 	if (mask & IB_QP_PATH_MTU)
@@ -565,13 +566,13 @@ static void sroce_qp_apply_simple(struct sroce_qp *qp,
 	if (mask & IB_QP_RNR_RETRY)
 		qp->rnr_retry = attr->rnr_retry;
 	if (mask & IB_QP_MIN_RNR_TIMER)
-		qp->min_rnr_timer = attr->min_rnr_timer;
+		WRITE_ONCE(qp->min_rnr_timer, attr->min_rnr_timer);
 	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
 		qp->max_rd_atomic = max_t(u8, attr->max_rd_atomic, 1);
 	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
 		qp->max_dest_rd_atomic = max_t(u8, attr->max_dest_rd_atomic, 1);
 	if (mask & IB_QP_ACCESS_FLAGS)
-		qp->access = attr->qp_access_flags;
+		WRITE_ONCE(qp->access, attr->qp_access_flags);
 	if (mask & IB_QP_SQ_PSN)
 		qp->sq_psn = attr->sq_psn & SROCE_24BIT_MASK;
 }

@@ -287,7 +287,7 @@ static enum sroce_resp_verdict sroce_resp_write_start(struct sroce_qp *qp,
 	if (len > SROCE_MAX_MSG_SZ ||
 	    ((pkt->info->flags & SROCE_OPF_ONLY) && pkt->paylen != len))
 		return SROCE_RESP_NAK_INVALID;
-	if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
+	if (!(READ_ONCE(qp->access) & IB_ACCESS_REMOTE_WRITE))
 		return SROCE_RESP_NAK_ACCESS;
 	resp->write_va = be64_to_cpu(reth->va);
 	resp->write_rkey = be32_to_cpu(reth->rkey);
@@ -395,7 +395,7 @@ static bool sroce_resp_mem_ok(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 {
 	struct sroce_mr *mr;
 
-	if (!(qp->access & access))
+	if (!(READ_ONCE(qp->access) & access))
 		return false;
 	if (!len)
 		return true;
@@ -697,7 +697,7 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		return sroce_resp_advance(qp, pkt, out);
 	if (v == SROCE_RESP_RNR) {
 		sroce_count(pkt->sdev, SROCE_CNT_RNR_NAKS_SENT);
-		sroce_resp_ack(qp, SROCE_AETH_RNR_NAK | qp->min_rnr_timer,
+		sroce_resp_ack(qp, SROCE_AETH_RNR_NAK | READ_ONCE(qp->min_rnr_timer),
 			       pkt->psn, out);
 		/* Packets behind it are dropped silently until it is resent. */
 		resp->nak_sent = true;
@@ -806,7 +806,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	u8 grh[SROCE_GRH_BYTES];
 	int err;
 
-	if (be32_to_cpu(deth->qkey) != qp->qkey) {
+	if (be32_to_cpu(deth->qkey) != READ_ONCE(qp->qkey)) {
 		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QKEY);
 		return;
 	}

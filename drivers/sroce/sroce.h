@@ -682,7 +682,10 @@ struct sroce_resp {
  * @resp: responder progress
  * @av: where the packets of an RC or UC QP go (IB_QP_AV)
  * @dest_qpn: the peer QP (IB_QP_DEST_QPN)
- * @qkey: UD Q_Key (IB_QP_QKEY)
+ * @qkey: UD Q_Key (IB_QP_QKEY).  This, @min_rnr_timer and @access, the
+ *	attributes a QP in RTS may change, are written by modify_qp with
+ *	WRITE_ONCE() and read by the data path with READ_ONCE(); the others
+ *	change only in states where the data path does not use them
  * @pmtu: path MTU in bytes (IB_QP_PATH_MTU)
  * @sq_psn: initial send PSN (IB_QP_SQ_PSN)
  * @timeout: local ACK timeout code (IB_QP_TIMEOUT)
