@@ -433,7 +433,7 @@ rc_cases() {
 	grep -q '^setup: FAIL' /tmp/rc_cases && fail "sroce_rc_test: $(grep '^setup: FAIL' /tmp/rc_cases)"
 	n=$(grep -cE '^[a-z0-9_]+: (pass|skip)' /tmp/rc_cases || true)
 	if grep -q ': FAIL' /tmp/rc_cases; then
-		fail "sroce_rc_test: $(grep -c ': FAIL' /tmp/rc_cases) failed: $(grep ': FAIL' /tmp/rc_cases | cut -d: -f1 | tr '\n' ' ')"
+		fail "sroce_rc_test: $(grep -c ': FAIL' /tmp/rc_cases) failed: $(grep ': FAIL' /tmp/rc_cases | cut -d: -f1 | tr '\n' ' ')(first: $(grep -m 1 ': FAIL' /tmp/rc_cases))"
 	fi
 	[ $rc = 0 ] || fail "sroce_rc_test exited with status $rc"
 	[ "$n" = "$want" ] || fail "sroce_rc_test: $n cases reported, expected $want"
