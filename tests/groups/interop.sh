@@ -9,8 +9,11 @@
 # as the client, each test_*_sroce_server the reverse, so sroce is requester
 # and responder, active and passive side of rdma_cm, in turn.
 #
-# Every case checks what the tool itself can check: data patterns (-c),
-# rping -V, the counts of iterations, pings or messages on both ends.
+# Each tool's case checks what the tool itself can check: the counts of
+# iterations, pings or messages on both ends, rping -V its pings' data; the
+# pingpongs' -c looks at one byte per page only.  Every byte is checked by
+# sroce_rc_test's cases (test_rc_data_*): SEND, WRITE, READ and atomics,
+# each device the requester in turn, over IPv4 and IPv6.
 #
 # NVMe-oF across rxe and sroce cannot run in one guest on 6.1 (nvmet-rdma,
 # nvme-rdma and rxe all need the initial namespace, where rxe and sroce
@@ -23,8 +26,8 @@
 
 # --- the libibverbs pingpongs ---------------------------------------------------
 
-# pingpong (tests/lib-rdma.sh): 100 exchanges, the receiver checks the
-# pattern (-c); -s below overrides its 16 KiB.
+# pingpong (tests/lib-rdma.sh): 100 exchanges with -c (the server checks
+# one byte per page of the last message); -s below overrides its 16 KiB.
 # RC with one packet and with many per message (16 KiB at path MTU 1024),
 # through a completion channel, through the ibv_wr_* API; UC; SRQ; UD.
 pingpongs() {
