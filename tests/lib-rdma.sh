@@ -355,8 +355,10 @@ counter() {
 			END { if (!f) exit 1 }'
 }
 
-# pingpong NAME TOOL ARGS...: a server/client pair, 100 iterations of 16 KiB;
-# -c on both ends: the client fills a pattern, the server checks it.
+# pingpong NAME TOOL ARGS...: a server/client pair, 100 iterations of 16 KiB,
+# with -c: after its last iteration the server checks the first byte of
+# each page of its buffer, no more (Documentation/interop.rst); the
+# bytes are sroce_rc_test's to check.
 # PP_LINGER=MS: each end keeps its QP MS milliseconds after it is done
 # (tests/progs/sroce_linger.c), for a wire that loses packets: the tools
 # have no closing handshake, and a resend of the other end's last SEND
@@ -436,7 +438,7 @@ rc_cases() {
 	grep -q '^setup: FAIL' /tmp/rc_cases && fail "sroce_rc_test: $(grep '^setup: FAIL' /tmp/rc_cases)"
 	n=$(grep -cE '^[a-z0-9_]+: (pass|skip)' /tmp/rc_cases || true)
 	if grep -q ': FAIL' /tmp/rc_cases; then
-		fail "sroce_rc_test: $(grep -c ': FAIL' /tmp/rc_cases) failed: $(grep ': FAIL' /tmp/rc_cases | cut -d: -f1 | tr '\n' ' ')"
+		fail "sroce_rc_test: $(grep -c ': FAIL' /tmp/rc_cases) failed: $(grep ': FAIL' /tmp/rc_cases | cut -d: -f1 | tr '\n' ' ')(first: $(grep -m 1 ': FAIL' /tmp/rc_cases))"
 	fi
 	[ $rc = 0 ] || fail "sroce_rc_test exited with status $rc"
 	[ "$n" = "$want" ] || fail "sroce_rc_test: $n cases reported, expected $want"

@@ -16,8 +16,8 @@
 #             fd00:6::1, fd00:6::3    fd00:6::2             ingress
 #
 # Passing means:
-#   - sroce_rc_test's data cases, ibv_rc_pingpong -c and rping -V complete
-#     with every byte and completion right;
+#   - sroce_rc_test's data cases, ibv_rc_pingpong -c and rping -V complete,
+#     the data cases with every byte and completion right;
 #   - every datagram that reached st-v2 from the fuzzer or from sroce1 on
 #     UDP 4791 (counted by tc on ingress, by source and destination) was
 #     received by sroce2 (rx_packets), less the ones to multicast groups

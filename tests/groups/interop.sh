@@ -9,8 +9,11 @@
 # as the client, each test_*_sroce_server the reverse, so sroce is requester
 # and responder, active and passive side of rdma_cm, in turn.
 #
-# Every case checks what the tool itself can check: data patterns (-c),
-# rping -V, the counts of iterations, pings or messages on both ends.
+# Each tool's case checks what the tool itself can check: the counts of
+# iterations, pings or messages on both ends, rping -V its pings' data; the
+# pingpongs' -c looks at one byte per page only.  Every byte is checked by
+# sroce_rc_test's cases (test_rc_data_*): SEND, WRITE, READ and atomics,
+# each device the requester in turn, over IPv4 and IPv6.
 #
 # NVMe-oF across rxe and sroce cannot run in one guest on 6.1 (nvmet-rdma,
 # nvme-rdma and rxe all need the initial namespace, where rxe and sroce
@@ -23,8 +26,8 @@
 
 # --- the libibverbs pingpongs ---------------------------------------------------
 
-# pingpong (tests/lib-rdma.sh): 100 exchanges, the receiver checks the
-# pattern (-c); -s below overrides its 16 KiB.
+# pingpong (tests/lib-rdma.sh): 100 exchanges with -c (the server checks
+# one byte per page of the last message); -s below overrides its 16 KiB.
 # RC with one packet and with many per message (16 KiB at path MTU 1024),
 # through a completion channel, through the ibv_wr_* API; UC; SRQ; UD.
 pingpongs() {
@@ -166,6 +169,76 @@ test_rping_ipv4_then_ipv6() {
 	rdma_topo interop_sroce_server
 	rping_pair 200 "$RDMA_IP1"
 	rping_pair 200 "$RDMA_IP6_1"
+}
+
+# --- every byte: sroce_rc_test's data cases ---------------------------------------
+#
+# The tools above check little of the data they move: ibv_*_pingpong -c
+# looks at the first byte of each page of the last message only
+# (Documentation/interop.rst), perftest at none, rping -V at one 64-byte
+# string a ping.  sroce_rc_test (tests/progs/sroce_rc_test.c) checks every
+# byte: each message is a pattern seeded by its number (a xorshift stream:
+# each byte depends on its offset and its message, so a packet placed
+# wrong, lost, or left from an earlier message shows), the receiving or
+# reading buffer is filled with 0xa5 first and compared byte for byte after
+# the completion, the bytes around it must still be 0xa5, and every
+# completion is checked.  One process opens both devices and connects QP
+# pairs between them; side A, end 1 of the topology, is the requester:
+# rxe0 in the *_rxe_requester tests (sroce receives the SENDs and WRITEs
+# and answers the READs and atomics), sroce0 in the *_sroce_requester ones.
+# At path MTU 1024 (and "send" also at 256 and 512): SENDs of 0 B to 1 MiB
+# (1024 packets), 4095 and 65537 bytes ending mid-packet; with immediate
+# data; gathered from 16 SGEs and scattered into 16; WRITEs and READs of
+# 1 B to 1 MiB at offsets 0 and 3, with immediate; READs into SGEs, eight
+# outstanding, a stream of 16 of 128 KiB on two responder resources; both
+# atomics.  Every QP gets a 1.07 s local ACK timeout (-a 18), as the
+# perftests above do and for the same reason (rxe's requester after late
+# ACKs).
+INTEROP_DATA_CASES=send,send_imm,send_sge,rdma_write,rdma_write_imm,rdma_read,rdma_read_sge,read_stream,atomic_cas,atomic_faa
+
+# wire_bytes: bytes sent and received by st-i0, rxe's end of the veth.
+wire_bytes() {
+	local tx rx
+	read -r tx </sys/class/net/st-i0/statistics/tx_bytes
+	read -r rx </sys/class/net/st-i0/statistics/rx_bytes
+	echo "$tx $rx"
+}
+
+# rc_data: the data cases must all pass (rc_cases lets a skip by), and
+# their data must have crossed the veth: over 3 MB each way (4.6 MB of
+# SENDs and WRITEs one way, 3.3 MB of READ responses the other).
+rc_data() {
+	local tx0 rx0 tx rx
+	read -r tx0 rx0 <<<"$(wire_bytes)"
+	rc_cases -t "$INTEROP_DATA_CASES" -m 1024 -a 18
+	! grep -q ': skip' /tmp/rc_cases || fail "sroce_rc_test skipped: $(grep -m 1 ': skip' /tmp/rc_cases)"
+	read -r tx rx <<<"$(wire_bytes)"
+	echo "st-i0: $((tx - tx0)) bytes sent, $((rx - rx0)) received"
+	if [ $((tx - tx0)) -le 3000000 ] || [ $((rx - rx0)) -le 3000000 ]; then
+		fail "the data did not cross the veth: st-i0 sent $((tx - tx0)) bytes, received $((rx - rx0))"
+	fi
+}
+
+test_rc_data_rxe_requester() {
+	rdma_topo interop_rxe_server
+	rc_data
+}
+
+test_rc_data_sroce_requester() {
+	rdma_topo interop_sroce_server
+	rc_data
+}
+
+test_rc_data_ipv6_rxe_requester() {
+	rdma_topo interop_rxe_server
+	rdma_ipv6
+	rc_data
+}
+
+test_rc_data_ipv6_sroce_requester() {
+	rdma_topo interop_sroce_server
+	rdma_ipv6
+	rc_data
 }
 
 # --- wire audit ------------------------------------------------------------------------

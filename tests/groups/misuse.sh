@@ -66,9 +66,10 @@ misuse() {
 }
 
 # good_loop: well-behaved traffic in rounds until /tmp/good.stop appears:
-# each round an ibv_rc_pingpong pair (200 exchanges of 4 KiB, data checked
-# with -c) on a port of its own.  A failed round leaves /tmp/good.fail with
-# both ends' output; /tmp/good.rounds counts the rounds that passed.
+# each round an ibv_rc_pingpong pair (200 exchanges of 4 KiB, with -c,
+# which checks one byte per page) on a port of its own.  A failed round
+# leaves /tmp/good.fail with both ends' output; /tmp/good.rounds counts the
+# rounds that passed.
 good_loop() {
 	local i=0 port spid
 	echo 0 >/tmp/good.rounds
@@ -92,10 +93,10 @@ good_loop() {
 }
 
 # Every case of sroce_misuse (one test, to stay within the group's time
-# budget) beside a well-behaved process: ibv_rc_pingpong rounds with their
-# data checked (good_loop) run for as long as sroce_misuse goes through
-# every case, and every round must pass; then sroce_rc_test's data cases on
-# the same device.
+# budget) beside a well-behaved process: ibv_rc_pingpong rounds
+# (good_loop) run for as long as sroce_misuse goes through every case, and
+# every round must pass; then sroce_rc_test's data cases, which check every
+# byte, on the same device.
 test_misuse_beside_good_traffic() {
 	local before loop
 	rdma_topo loopback

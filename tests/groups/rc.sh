@@ -3,11 +3,11 @@
 # sroce-test: where=guest order=30
 #
 # The RC transport end to end, through the tools everyone uses: the
-# libibverbs pingpongs (data checked), perftest's bandwidth and latency
-# tests, rping (rdma_cm, data verified), sroce_rc_test's cases
-# (tests/progs/sroce_rc_test.c) and rdma-core's pyverbs suite; on one device
-# (loopback) and, for sroce, across two namespaces joined by a veth pair
-# (topo_loopback and topo_two_hosts in tests/lib.sh).
+# libibverbs pingpongs (-c: one byte per page), perftest's bandwidth and
+# latency tests, rping (rdma_cm, data verified), sroce_rc_test's cases
+# (every byte checked; tests/progs/sroce_rc_test.c) and rdma-core's pyverbs
+# suite; on one device (loopback) and, for sroce, across two namespaces
+# joined by a veth pair (topo_loopback and topo_two_hosts in tests/lib.sh).
 #
 # SROCE_RC_DEV_KIND=rxe aims every test at Linux's rdma_rxe instead
 # (loopback only; tests/lib-rdma.sh): that is how these tests are proven.

@@ -62,7 +62,8 @@ capture_check() {
 # active_mtu: the port's active MTU as ibv_devinfo shows it.
 active_mtu() { ibv_devinfo -d sroce0 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p'; }
 
-# pingpong NAME GID_A GID_B TOOL ARGS...: 100 exchanges, data checked.
+# pingpong NAME GID_A GID_B TOOL ARGS...: 100 exchanges, with -c (one byte
+# per page checked: Documentation/interop.rst).
 pingpong() {
 	local name=$1 ga=$2 gb=$3 tool=$4
 	shift 4

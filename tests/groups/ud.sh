@@ -3,9 +3,9 @@
 # sroce-test: where=guest order=32
 #
 # The unreliable transports, UD and UC, through the tools everyone uses:
-# ibv_ud_pingpong and ibv_uc_pingpong (data checked), perftest's UD and UC
-# tests; on one device (loopback), across two namespaces joined by a veth
-# pair, with IPv6 GIDs, and over a VLAN lower device (tests/lib.sh
+# ibv_ud_pingpong and ibv_uc_pingpong (-c: one byte per page), perftest's
+# UD and UC tests; on one device (loopback), across two namespaces joined
+# by a veth pair, with IPv6 GIDs, and over a VLAN lower device (tests/lib.sh
 # topologies).
 #
 # SROCE_RC_DEV_KIND=rxe aims the loopback tests at Linux's rdma_rxe instead
