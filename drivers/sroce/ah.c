@@ -99,7 +99,7 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	err = sroce_udata_none(udata);
 	if (err)
 		return err;
-	err = sroce_pool_add(&sdev->ah_pool, ah, &ah->ah_num, GFP_KERNEL);
+	err = sroce_pool_add(&sdev->ah_pool, ah, &ah->ah_num, SROCE_GFP_OBJ);
 	if (err)
 		return err;
 	resp.ah_num = ah->ah_num;

@@ -160,7 +160,7 @@ static struct sroce_mcast_grp *sroce_mcast_grp_create(struct sroce_dev *sdev,
 
 	if (sdev->mcast.num_grp >= SROCE_MAX_MCAST_GRP)
 		return ERR_PTR(-ENOMEM);
-	grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+	grp = kzalloc(sizeof(*grp), SROCE_GFP_OBJ);
 	if (!grp)
 		return ERR_PTR(-ENOMEM);
 	err = sroce_mcast_ip(sdev, mgid, true);
@@ -204,7 +204,7 @@ static int sroce_mcast_attach_locked(struct sroce_dev *sdev,
 	if ((grp && grp->num_qp >= SROCE_MAX_MCAST_QP_ATTACH) ||
 	    sdev->mcast.num_attach >= SROCE_MAX_TOTAL_MCAST_QP_ATTACH)
 		return -ENOMEM;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), SROCE_GFP_OBJ);
 	if (!m)
 		return -ENOMEM;
 	if (!grp) {

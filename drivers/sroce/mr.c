@@ -29,7 +29,7 @@ static struct sroce_mr *sroce_mr_alloc(struct ib_pd *ibpd, int access)
 {
 	struct sroce_mr *mr;
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), SROCE_GFP_OBJ);
 	if (!mr)
 		return NULL;
 	refcount_set(&mr->ref, 1);
@@ -47,7 +47,7 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 	u32 index;
 	int err;
 
-	err = sroce_pool_add(&sdev->mr_pool, mr, &index, GFP_KERNEL);
+	err = sroce_pool_add(&sdev->mr_pool, mr, &index, SROCE_GFP_OBJ);
 	if (err)
 		return err;
 	mr->ibmr.lkey = index << 8 | get_random_u8();
@@ -95,7 +95,7 @@ static int sroce_mr_pin(struct sroce_mr *mr, struct ib_device *ibdev,
 	if (IS_ERR(mr->umem))
 		return PTR_ERR(mr->umem);
 	mr->npages = ib_umem_num_pages(mr->umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), SROCE_GFP_SIZED);
 	if (!mr->pages) {
 		ib_umem_release(mr->umem);
 		return -ENOMEM;
@@ -658,7 +658,8 @@ struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr->valid = false;
 	mr->fr_max = max_num_sg;
 	mr->fr_page_shift = PAGE_SHIFT;
-	mr->fr_pages = kcalloc(max_num_sg, sizeof(*mr->fr_pages), GFP_KERNEL);
+	mr->fr_pages = kcalloc(max_num_sg, sizeof(*mr->fr_pages),
+			       SROCE_GFP_SIZED);
 	if (!mr->fr_pages) {
 		err = -ENOMEM;
 		goto err_free;

@@ -38,7 +38,7 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	refcount_set(&mw->ref, 1);
 	init_completion(&mw->released);
 	spin_lock_init(&mw->lock);
-	err = sroce_pool_add(&sdev->mw_pool, mw, &index, GFP_KERNEL);
+	err = sroce_pool_add(&sdev->mw_pool, mw, &index, SROCE_GFP_OBJ);
 	if (err)
 		return err;
 	mw->key = index << 8 | get_random_u8();

@@ -75,17 +75,19 @@ int sroce_pool_add(struct sroce_pool *pool, void *obj, u32 *index, gfp_t gfp)
  * @pool: the pool
  * @obj: the object, complete
  * @index: the index, outside the range sroce_pool_add() hands out
+ * @gfp: allocation flags
  *
  * Context: Process context.
  * Return: 0, -EBUSY if the index is taken, or -ENOMEM.
  */
-int sroce_pool_insert(struct sroce_pool *pool, void *obj, u32 index)
+int sroce_pool_insert(struct sroce_pool *pool, void *obj, u32 index,
+		      gfp_t gfp)
 {
 	int err;
 
 	if (!sroce_pool_reserve(pool))
 		return -ENOMEM;
-	err = xa_insert_irq(&pool->xa, index, obj, GFP_KERNEL);
+	err = xa_insert_irq(&pool->xa, index, obj, gfp);
 	if (err)
 		atomic_dec(&pool->count);
 	return err;

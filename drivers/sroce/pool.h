@@ -34,7 +34,8 @@ void sroce_pool_init(struct sroce_pool *pool, u32 min, u32 max_index,
 		     u32 max_count);
 void sroce_pool_uninit(struct sroce_pool *pool);
 int sroce_pool_add(struct sroce_pool *pool, void *obj, u32 *index, gfp_t gfp);
-int sroce_pool_insert(struct sroce_pool *pool, void *obj, u32 index);
+int sroce_pool_insert(struct sroce_pool *pool, void *obj, u32 index,
+		      gfp_t gfp);
 void sroce_pool_remove(struct sroce_pool *pool, u32 index);
 void *sroce_pool_replace(struct sroce_pool *pool, u32 index, void *obj);
 

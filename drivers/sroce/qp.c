@@ -96,12 +96,12 @@ static int sroce_sq_alloc(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 	sq->num_slots = slots;
 	sq->max_sge = max(init->cap.max_send_sge, 1U);
 	sq->max_inline = init->cap.max_inline_data;
-	sq->wqe = kvcalloc(slots, sizeof(*sq->wqe), GFP_KERNEL);
+	sq->wqe = kvcalloc(slots, sizeof(*sq->wqe), SROCE_GFP_SIZED);
 	sq->sges = kvcalloc((size_t)slots * sq->max_sge, sizeof(*sq->sges),
-			    GFP_KERNEL);
+			    SROCE_GFP_SIZED);
 	if (sq->max_inline)
 		sq->inline_data = kvzalloc((size_t)slots * sq->max_inline,
-					   GFP_KERNEL);
+					   SROCE_GFP_SIZED);
 	if (!sq->wqe || !sq->sges || (sq->max_inline && !sq->inline_data))
 		return -ENOMEM;
 	if (!uctx)
@@ -174,11 +174,11 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 	}
 	qp->resp.num_res = SROCE_MAX_RD_ATOMIC;
 	qp->resp.res = kcalloc(qp->resp.num_res, sizeof(*qp->resp.res),
-			       GFP_KERNEL);
+			       SROCE_GFP_OBJ);
 	if (!qp->resp.res)
 		return -ENOMEM;
 	sroce_resp_reset(qp);
-	return dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	return dst_cache_init(&qp->dst_cache, SROCE_GFP_OBJ);
 }
 
 static void sroce_qp_free_queues(struct sroce_qp *qp)
@@ -209,10 +209,11 @@ static int sroce_qp_publish(struct sroce_dev *sdev, struct sroce_qp *qp,
 	int err;
 
 	if (type == IB_QPT_GSI) {
-		err = sroce_pool_insert(&sdev->qp_pool, qp, SROCE_GSI_QPN);
+		err = sroce_pool_insert(&sdev->qp_pool, qp, SROCE_GSI_QPN,
+					SROCE_GFP_OBJ);
 		qpn = SROCE_GSI_QPN;
 	} else {
-		err = sroce_pool_add(&sdev->qp_pool, qp, &qpn, GFP_KERNEL);
+		err = sroce_pool_add(&sdev->qp_pool, qp, &qpn, SROCE_GFP_OBJ);
 	}
 	if (err)
 		return err;

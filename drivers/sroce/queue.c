@@ -6,30 +6,85 @@
  * object removes the entry when it is destroyed, and the memory goes when
  * the last mapping of it goes too (sroce_mmap_free()), so a process that
  * still has a destroyed queue mapped only ever touches memory of its own.
+ *
+ * Every ring is charged to the memory cgroup of its creator.  A user
+ * ring's pages are allocated one by one for that and mapped into the
+ * kernel with vmap(): vmalloc_user() takes no allocation flags (it charges
+ * nobody), and the vmalloc functions that take both allocation flags and
+ * VM_USERMAP are not exported.  The vmap() area is marked VM_USERMAP,
+ * which is what remap_vmalloc_range() requires of it.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "queue.h"
+#include "sroce.h"
 
 static_assert(sizeof(struct sroce_ring_hdr) == SROCE_RING_DATA_OFFSET);
 
-static int sroce_ring_map(struct sroce_ring *r, struct ib_ucontext *uctx,
-			  struct sroce_ring_info *info)
+/* Free the first @n pages of @m and the page array. */
+static void sroce_mmap_put_pages(struct sroce_mmap *m, u32 n)
+{
+	while (n--)
+		__free_page(m->pages[n]);
+	kvfree(m->pages);
+	m->pages = NULL;
+}
+
+/* @size bytes (whole pages) of zeroed, charged memory, mappable by users. */
+static int sroce_mmap_get_pages(struct sroce_mmap *m, size_t size)
+{
+	u32 i, n = size >> PAGE_SHIFT;
+
+	m->pages = kvcalloc(n, sizeof(*m->pages), SROCE_GFP_SIZED);
+	if (!m->pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		m->pages[i] = alloc_page(SROCE_GFP_SIZED | __GFP_ZERO);
+		if (!m->pages[i])
+			goto err;
+		cond_resched();
+	}
+	m->buf = vmap(m->pages, n, VM_MAP | VM_USERMAP, PAGE_KERNEL);
+	if (!m->buf)
+		goto err;
+	m->num_pages = n;
+	return 0;
+
+err:
+	sroce_mmap_put_pages(m, i);
+	return -ENOMEM;
+}
+
+static void sroce_mmap_release(struct sroce_mmap *m)
+{
+	vunmap(m->buf);
+	sroce_mmap_put_pages(m, m->num_pages);
+	kfree(m);
+}
+
+/* A user ring: its memory, owned by a new mmap entry of @uctx. */
+static int sroce_ring_alloc_user(struct sroce_ring *r,
+				 struct ib_ucontext *uctx,
+				 struct sroce_ring_info *info)
 {
 	struct sroce_mmap *m;
 	int err;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), SROCE_GFP_OBJ);
 	if (!m)
 		return -ENOMEM;
-	m->buf = r->buf;
-	err = rdma_user_mmap_entry_insert(uctx, &m->rdma, r->size);
+	err = sroce_mmap_get_pages(m, r->size);
 	if (err) {
 		kfree(m);
 		return err;
 	}
+	err = rdma_user_mmap_entry_insert(uctx, &m->rdma, r->size);
+	if (err) {
+		sroce_mmap_release(m);
+		return err;
+	}
+	r->buf = m->buf;
 	r->mmap = m;
 	info->mmap_offset = rdma_user_mmap_get_offset(&m->rdma);
 	info->mmap_size = r->size;
@@ -55,7 +110,6 @@ int sroce_ring_alloc(struct sroce_ring *r, struct ib_ucontext *uctx,
 		     struct sroce_ring_info *info)
 {
 	size_t size;
-	int err;
 
 	might_sleep();
 	if (!is_power_of_2(num_slots) || !slot_size || slot_size % 16)
@@ -65,21 +119,13 @@ int sroce_ring_alloc(struct sroce_ring *r, struct ib_ucontext *uctx,
 		return -EINVAL;
 	r->num_slots = num_slots;
 	r->slot_size = slot_size;
-	if (!uctx) {
-		r->size = size;
-		r->buf = kvzalloc(size, GFP_KERNEL);
-		return r->buf ? 0 : -ENOMEM;
+	if (uctx) {
+		r->size = PAGE_ALIGN(size);
+		return sroce_ring_alloc_user(r, uctx, info);
 	}
-	r->size = PAGE_ALIGN(size);
-	r->buf = vmalloc_user(r->size);
-	if (!r->buf)
-		return -ENOMEM;
-	err = sroce_ring_map(r, uctx, info);
-	if (err) {
-		vfree(r->buf);
-		r->buf = NULL;
-	}
-	return err;
+	r->size = size;
+	r->buf = kvzalloc(size, SROCE_GFP_SIZED);
+	return r->buf ? 0 : -ENOMEM;
 }
 
 /**
@@ -133,8 +179,5 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
  */
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry)
 {
-	struct sroce_mmap *m = container_of(entry, struct sroce_mmap, rdma);
-
-	vfree(m->buf);
-	kfree(m);
+	sroce_mmap_release(container_of(entry, struct sroce_mmap, rdma));
 }

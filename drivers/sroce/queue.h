@@ -21,12 +21,18 @@
 /**
  * struct sroce_mmap - a ring buffer mapped (or mappable) by a process
  * @rdma: the core's mmap entry; holds the offset userspace maps at
- * @buf: the vmalloc_user() memory, freed when the last mapping and the
- *	object are gone (sroce_mmap_free())
+ * @buf: @pages mapped contiguously into the kernel (vmap(), VM_USERMAP);
+ *	freed with them when the last mapping and the object are gone
+ *	(sroce_mmap_free())
+ * @pages: the zeroed pages, charged to the memory cgroup of the process
+ *	that created the ring
+ * @num_pages: entries of @pages
  */
 struct sroce_mmap {
 	struct rdma_user_mmap_entry rdma;
 	void *buf;
+	struct page **pages;
+	u32 num_pages;
 };
 
 /**

@@ -55,6 +55,17 @@
  */
 #define SROCE_LOCAL_DMA_LKEY 0
 
+/*
+ * Allocation flags for what a verb allocates on its caller's behalf: all
+ * of it is charged to the caller's memory cgroup.  SROCE_GFP_OBJ for
+ * memory of a fixed size per object; SROCE_GFP_SIZED where the caller
+ * chooses the size (queue depths, SGE counts, inline size, region
+ * length): such an allocation fails with -ENOMEM at the cgroup's limit,
+ * without a warning and without waking the OOM killer.
+ */
+#define SROCE_GFP_OBJ GFP_KERNEL_ACCOUNT
+#define SROCE_GFP_SIZED (GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+
 /* QP numbers sroce hands out; 0 and 1 are the special QPs. */
 #define SROCE_QPN_MIN 16
 #define SROCE_QPN_MAX 0xffffff

@@ -22,10 +22,20 @@
  *   memlock          RLIMIT_MEMLOCK (run without CAP_IPC_LOCK): a region
  *                    within the limit registers, one past it fails with
  *                    ENOMEM, and deregistration gives the pinned pages back
+ *   memcg CGROUP INLINE
+ *                    run inside the cgroup v2 directory CGROUP, whose
+ *                    memory.max is set: CQs, SRQs, RC QPs (INLINE bytes of
+ *                    inline data) and CQs resized, all at the largest sizes
+ *                    the device reports, each kind created until the
+ *                    device refuses; the refusal is ENOMEM, the memory the
+ *                    objects took is charged to CGROUP, the limit bounds
+ *                    what the machine gave them, and it all comes back
+ *                    when they are destroyed
  *
  * Each case prints "NAME: pass" or "NAME: FAIL why"; the exit status is 1 if
  * any failed.
  */
+#include <limits.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -636,6 +646,231 @@ static void memlock(void)
 	munmap(buf, lim + (size_t)page);
 }
 
+/* --- memory cgroup -------------------------------------------------------- */
+
+static const char *cg_dir;
+
+/*
+ * A number from a file of the cgroup: the file's first word, or the number
+ * after @key in a "key value" file; "max" reads as LLONG_MAX.
+ */
+static long long cg_read(const char *file, const char *key)
+{
+	char path[512], line[256], k[64], v[64];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", cg_dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while (n < 0 && fgets(line, sizeof(line), f)) {
+		if (key ? sscanf(line, "%63s %63s", k, v) != 2 || strcmp(k, key) :
+			  sscanf(line, "%63s", v) != 1)
+			continue;
+		n = strcmp(v, "max") ? atoll(v) : LLONG_MAX;
+	}
+	fclose(f);
+	if (n < 0)
+		die("%s: no %s", path, key ? key : "value");
+	return n;
+}
+
+/* A /proc/meminfo field, in bytes. */
+static long long meminfo(const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	long long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			kb = atoll(line + n + 1);
+			break;
+		}
+	if (f)
+		fclose(f);
+	if (kb < 0)
+		die("/proc/meminfo: no %s", key);
+	return kb * 1024;
+}
+
+enum mkind { M_CQ, M_SRQ, M_QP, M_RESIZE };
+
+static struct ibv_cq *memcg_cq;
+static uint32_t memcg_inline;
+
+/* One object of kind @k at the largest size the device reports. */
+static void *memcg_create(enum mkind k)
+{
+	struct ibv_qp_init_attr qa = {
+		.send_cq = memcg_cq, .recv_cq = memcg_cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = (uint32_t)dattr.max_qp_wr,
+			 .max_recv_wr = (uint32_t)dattr.max_qp_wr,
+			 .max_send_sge = (uint32_t)dattr.max_sge,
+			 .max_recv_sge = (uint32_t)dattr.max_sge,
+			 .max_inline_data = memcg_inline },
+	};
+	struct ibv_srq_init_attr sa = {
+		.attr = { .max_wr = (uint32_t)dattr.max_srq_wr,
+			  .max_sge = (uint32_t)dattr.max_srq_sge },
+	};
+	struct ibv_cq *c;
+	int err;
+
+	switch (k) {
+	case M_CQ:
+		return ibv_create_cq(ctx, dattr.max_cqe, NULL, NULL, 0);
+	case M_SRQ:
+		return ibv_create_srq(pd, &sa);
+	case M_QP:
+		return ibv_create_qp(pd, &qa);
+	case M_RESIZE:
+		c = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+		err = c ? ibv_resize_cq(c, dattr.max_cqe) : errno;
+		if (c && err) {
+			ibv_destroy_cq(c);
+			c = NULL;
+		}
+		errno = err;
+		return c;
+	}
+	return NULL;
+}
+
+static int memcg_destroy(enum mkind k, void *o)
+{
+	switch (k) {
+	case M_CQ:
+	case M_RESIZE:
+		return ibv_destroy_cq(o);
+	case M_SRQ:
+		return ibv_destroy_srq(o);
+	case M_QP:
+		return ibv_destroy_qp(o);
+	}
+	return EINVAL;
+}
+
+#define MEMCG_MAX_OBJS 256
+#define MIB(b) ((double)(b) / (1 << 20))
+
+/* Free pages held on the per-CPU lists (/proc/zoneinfo), in bytes. */
+static long long pcp_free(void)
+{
+	char line[256];
+	long long n = 0, count;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+
+	if (!f)
+		die("/proc/zoneinfo: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " count: %lld", &count) == 1)
+			n += count;
+	fclose(f);
+	return n * sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * The machine's memory in use.  Not the page cache: reclaim at the
+ * cgroup's limit drops the program's file pages, and they come back.  Not
+ * the free pages on the per-CPU lists, which MemFree leaves out: freed
+ * pages wait there, tens of MiB of them.
+ */
+static long long host_used(void)
+{
+	return meminfo("MemTotal") - meminfo("MemFree") - meminfo("Buffers") -
+	       meminfo("Cached") - pcp_free();
+}
+
+/* The kernel's slab and vmalloc memory. */
+static long long kernel_mem(void)
+{
+	return meminfo("Slab") + meminfo("VmallocUsed");
+}
+
+/*
+ * Objects of kind @k until the device refuses, or until the machine has
+ * given them four times the cgroup's limit (then the limit does not hold
+ * and going on would only exhaust the guest).
+ */
+static void memcg_case(const char *name, enum mkind k)
+{
+	long long limit = cg_read("memory.max", NULL);
+	long long used0 = host_used(), kmem0 = kernel_mem();
+	long long cur0 = cg_read("memory.current", NULL);
+	long long max0 = cg_read("memory.events", "max");
+	long long oom0 = cg_read("memory.events", "oom");
+	long long kill0 = cg_read("memory.events", "oom_kill");
+	long long used, kmem, cur, used_end, cur_end, nmax, noom, nkill;
+	static void *objs[MEMCG_MAX_OBJS];
+	int n, i, err = 0, derr = 0;
+	char what[64];
+	void *again;
+
+	if (limit == LLONG_MAX || limit < (16 << 20))
+		die("%s/memory.max must be set, to 16 MiB or more", cg_dir);
+	for (n = 0; n < MEMCG_MAX_OBJS; n++) {
+		objs[n] = memcg_create(k);
+		if (!objs[n]) {
+			err = errno;
+			break;
+		}
+		if (host_used() - used0 > 4 * limit) {
+			n++;
+			break;
+		}
+	}
+	used = host_used() - used0;
+	kmem = kernel_mem() - kmem0;
+	cur = cg_read("memory.current", NULL) - cur0;
+	nmax = cg_read("memory.events", "max") - max0;
+	noom = cg_read("memory.events", "oom") - oom0;
+	nkill = cg_read("memory.events", "oom_kill") - kill0;
+	for (i = n; i-- > 0;)
+		derr = memcg_destroy(k, objs[i]) ?: derr;
+	cur_end = cg_read("memory.current", NULL) - cur0;
+	used_end = host_used() - used0;
+	again = memcg_create(k);
+	if (again)
+		derr = memcg_destroy(k, again) ?: derr;
+	snprintf(what, sizeof(what), "%s", err ? strerror(err) : "no refusal");
+	printf("%s: %d created, then %s; the machine gave %.1f MiB (slab and vmalloc %.1f MiB), the cgroup was charged %.1f MiB (limit %.1f MiB); memory.events: max +%lld, oom +%lld, oom_kill +%lld; after destroying: the machine %+.1f MiB, the cgroup %+.1f MiB\n",
+	       name, n, what, MIB(used), MIB(kmem), MIB(cur), MIB(limit), nmax,
+	       noom, nkill, MIB(used_end), MIB(cur_end));
+	CHECK(name, err == ENOMEM && n >= 1,
+	      "%d created at the largest size, then %s", n, what);
+	/* Charged: what the machine gave is (nearly all) in the cgroup. */
+	CHECK(name, cur >= used * 4 / 5 && used <= limit + limit / 4,
+	      "the machine gave %.1f MiB, the cgroup was charged %.1f MiB, limit %.1f MiB",
+	      MIB(used), MIB(cur), MIB(limit));
+	CHECK(name, nmax > 0 && !noom && !nkill,
+	      "memory.events: max +%lld (want > 0), oom +%lld, oom_kill +%lld (want 0)",
+	      nmax, noom, nkill);
+	CHECK(name, !derr && cur_end < (1 << 20) && used_end < (4 << 20),
+	      "after destroying (%s): the cgroup %+.1f MiB, the machine %+.1f MiB",
+	      derr ? strerror(derr) : "ok", MIB(cur_end), MIB(used_end));
+	CHECK(name, again, "none can be created again after destroying: %s",
+	      strerror(errno));
+}
+
+static void memcg(const char *dir, uint32_t inl)
+{
+	cg_dir = dir;
+	memcg_inline = inl;
+	memcg_cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+	if (!memcg_cq)
+		die("ibv_create_cq: %s", strerror(errno));
+	memcg_case("memcg_cq", M_CQ);
+	memcg_case("memcg_srq", M_SRQ);
+	memcg_case("memcg_qp", M_QP);
+	memcg_case("memcg_resize_cq", M_RESIZE);
+	if (ibv_destroy_cq(memcg_cq))
+		die("ibv_destroy_cq: %s", strerror(errno));
+	printf("memory.peak %.1f MiB\n", MIB(cg_read("memory.peak", NULL)));
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = NULL, *what;
@@ -643,12 +878,12 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "d:")) != -1) {
 		if (opt != 'd')
-			die("usage: %s -d DEV counts|sizes|overflow|memlock ARGS",
+			die("usage: %s -d DEV counts|sizes|overflow|memlock|memcg ARGS",
 			    argv[0]);
 		dev = optarg;
 	}
 	if (!dev || optind >= argc)
-		die("usage: %s -d DEV counts|sizes|overflow|memlock ARGS",
+		die("usage: %s -d DEV counts|sizes|overflow|memlock|memcg ARGS",
 		    argv[0]);
 	what = argv[optind];
 	ctx = open_device(dev);
@@ -675,6 +910,9 @@ int main(int argc, char **argv)
 		overflow();
 	} else if (!strcmp(what, "memlock")) {
 		memlock();
+	} else if (!strcmp(what, "memcg") && optind + 2 < argc) {
+		memcg(argv[optind + 1],
+		      (uint32_t)strtoul(argv[optind + 2], NULL, 0));
 	} else {
 		die("unknown check or missing arguments: %s", what);
 	}
