@@ -129,6 +129,7 @@ struct sroce_mcast {
  * @num_cq: completion queues allocated, bounded by @attr.max_cq
  * @num_srq: shared receive queues allocated, bounded by @attr.max_srq
  * @qp_pool: QP number -> struct sroce_qp
+ * @qp_serial: the last QP serial handed out (struct sroce_qp, @serial)
  * @mr_pool: memory key index -> struct sroce_mr
  * @mw_pool: memory key index -> struct sroce_mw
  * @ah_pool: user address handle number -> struct sroce_ah
@@ -154,6 +155,7 @@ struct sroce_dev {
 	atomic_t num_cq;
 	atomic_t num_srq;
 	struct sroce_pool qp_pool;
+	atomic64_t qp_serial;
 	struct sroce_pool mr_pool;
 	struct sroce_pool mw_pool;
 	struct sroce_pool ah_pool;
@@ -357,7 +359,9 @@ struct sroce_mr {
  * @addr: the first address it opens
  * @length: bytes it opens
  * @access: IB_ACCESS_REMOTE_* it grants
- * @qpn: type 2: the QP it is bound through, the only one it serves
+ * @qp_serial: type 2: the serial of the QP it is bound through, the only
+ *	one it serves (a QP number comes back after its QP is destroyed; a
+ *	serial never does)
  * @lock: guards everything above but @ref; any context, irqsave
  */
 struct sroce_mw {
@@ -371,7 +375,7 @@ struct sroce_mw {
 	u64 addr;
 	u64 length;
 	u32 access;
-	u32 qpn;
+	u64 qp_serial;
 };
 
 /* Where a work request's data is, in sroce's own terms. */
@@ -649,8 +653,13 @@ struct sroce_resp {
  * @modify_lock: serialises modify_qp and query_qp; process context
  * @state: enum ib_qp_state; written under both @resp.lock and @sq.lock,
  *	read with READ_ONCE() elsewhere
- * @dead: being destroyed; nothing new is scheduled or armed; written under
- *	both locks like @state
+ * @dead: being destroyed; nothing new is scheduled or armed, no window
+ *	bound; written under both locks like @state
+ * @serial: this QP among all the device has had, from 1; never reused
+ *	while the device lives, unlike the QP number (mw.c)
+ * @mw2_bound: type 2 windows bound through the QP and not yet unbound
+ *	through it; a window deallocated while bound is not subtracted, so
+ *	this is an upper bound (mw.c); atomic
  * @is_user: the queues are shared with a process
  * @scq: the send CQ
  * @rcq: the receive CQ
@@ -693,6 +702,8 @@ struct sroce_qp {
 	u8 state;
 	bool dead;
 	bool is_user;
+	u64 serial;
+	atomic_t mw2_bound;
 	struct sroce_cq *scq;
 	struct sroce_cq *rcq;
 	struct sroce_srq *srq;
@@ -886,6 +897,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w);
 int sroce_mw_invalidate(struct sroce_qp *qp, u32 rkey);
 struct sroce_mr *sroce_mw_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
 				  u64 len, u32 access);
+void sroce_mw_qp_destroyed(struct sroce_qp *qp);
 
 /* net.c */
 extern struct mutex sroce_bind_lock;
