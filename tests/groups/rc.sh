@@ -150,6 +150,22 @@ test_rc_cases_two_hosts() {
 	rc_cases -m 1024 -u 10.6.0.254
 }
 
+# A type 2 memory window dies with the QP it was bound through (issue 19):
+# QP numbers come back (cyclically), and a QP of another process that got
+# the number must not reach the window.  With QP numbers 16 to 31 only
+# (max_qpn), sroce_rc_test's intruder gets the destroyed QP's number within
+# 16 creations (-Q) and tries the window; mw2_qp_gone must pass, not skip.
+test_mw2_qpn_reuse() {
+	[ "$RDMA_KIND" = sroce ] || skip "max_qpn is a parameter of sroce"
+	sroce_load max_qpn=31
+	rdma_topo loopback
+	# 16 numbers and the GSI QP's: the device may not promise more QPs.
+	run ibv_devinfo -v -d sroce0 | grep -E '^[[:space:]]*max_qp:[[:space:]]*17$' ||
+		fail "max_qp is not 17 with 16 QP numbers"
+	rc_cases -t mw2_qp_gone -Q 16
+	has '^mw2_qp_gone: pass$' </tmp/rc_cases || fail "mw2_qp_gone did not pass"
+}
+
 # --- rdma-core's pyverbs suite ---------------------------------------------------------
 #
 # Every test rxe passes, sroce must pass: tests/data/pyverbs-rxe-6.1.txt
