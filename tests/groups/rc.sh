@@ -37,7 +37,10 @@
 #                      REM_INV_REQ_ERR)
 #   post_bad_state     ibv_post_send in RESET/INIT/RTR queues the WQE (and
 #                      runs it once in RTS) and leaves bad_wr NULL
-RXE_RC_TEST_DEVIATIONS=atomic_unaligned,wr_api_sge_list,wr_api_inline,flush_recv_in_err,qp_caps,recv_too_small,post_bad_state
+#   mw2_qp_gone        a bound type 2 window holds a reference on its QP:
+#                      ibv_destroy_qp waits 50 s for it, then WARNs
+#                      (__rxe_cleanup), which panics the test guest
+RXE_RC_TEST_DEVIATIONS=atomic_unaligned,wr_api_sge_list,wr_api_inline,flush_recv_in_err,qp_caps,recv_too_small,post_bad_state,mw2_qp_gone
 
 # --- the libibverbs pingpongs -------------------------------------------------
 
