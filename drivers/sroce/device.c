@@ -54,6 +54,10 @@ MODULE_PARM_DESC(max_mr, "memory regions per device (default and maximum 1048576
 static unsigned int max_srq = SROCE_MAX_SRQ;
 module_param(max_srq, uint, 0444);
 MODULE_PARM_DESC(max_srq, "shared receive queues per device (default and maximum 65536)");
+/* A small QP number space wraps soon: tests of number reuse need that. */
+static unsigned int max_qpn = SROCE_QPN_MAX - 1;
+module_param(max_qpn, uint, 0444);
+MODULE_PARM_DESC(max_qpn, "highest QP number handed out, at least 16 (default and maximum 16777214; lower it to have numbers reused sooner)");
 
 /* Every device, for rmmod; see sroce_dev_unregister_all(). */
 static LIST_HEAD(sroce_devices);
@@ -291,9 +295,17 @@ static const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
+/* The highest QP number a device hands out (max_qpn, within range). */
+static u32 sroce_qpn_last(void)
+{
+	return clamp_t(unsigned int, max_qpn, SROCE_QPN_MIN, SROCE_QPN_MAX - 1);
+}
+
 /* The limits sroce enforces, and what it can do. */
 static void sroce_dev_init_attr(struct sroce_dev *sdev)
 {
+	/* The numbers from SROCE_QPN_MIN on, and the GSI QP's. */
+	u32 qpns = sroce_qpn_last() - SROCE_QPN_MIN + 2;
 	struct ib_device_attr *attr = &sdev->attr;
 
 	attr->fw_ver = (u64)SROCE_VERSION_MAJOR << 32 |
@@ -303,7 +315,7 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->vendor_part_id = SROCE_VENDOR_PART_ID;
 	attr->max_mr_size = U64_MAX;
 	attr->page_size_cap = PAGE_SIZE;
-	attr->max_qp = clamp_t(unsigned int, max_qp, 2, SROCE_MAX_QP);
+	attr->max_qp = min(clamp_t(unsigned int, max_qp, 2, SROCE_MAX_QP), qpns);
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_CURR_QP_STATE_MOD |
@@ -357,7 +369,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 			    ndev->dev_addr);
 	/* The limits first: the pools enforce two of them. */
 	sroce_dev_init_attr(sdev);
-	sroce_pool_init(&sdev->qp_pool, SROCE_QPN_MIN, SROCE_QPN_MAX - 1,
+	sroce_pool_init(&sdev->qp_pool, SROCE_QPN_MIN, sroce_qpn_last(),
 			sdev->attr.max_qp);
 	sroce_pool_init(&sdev->mr_pool, 1, SROCE_MW_INDEX_BASE - 1,
 			sdev->attr.max_mr);

@@ -5,11 +5,29 @@
  *
  * A window has a key of its own (indices from SROCE_MW_INDEX_BASE on, in
  * the device's mw_pool).  Binding it (BIND_MW, or ibv_bind_mw() for type 1)
- * references the region and sets the range and rights; a type 2 window
- * then serves only the QP it was bound through, until LOCAL_INV or a
- * remote SEND with Invalidate revokes it.  A type 1 window is rebound, or
- * unbound with a zero length.  Lookups take a reference under RCU and read
- * the binding under the window's lock.
+ * references the region and sets the range and rights.  A type 1 window
+ * serves the QPs of its PD; it is rebound, or unbound with a zero length.
+ * A type 2 window serves only the QP it was bound through (which is in its
+ * PD), until LOCAL_INV or a remote SEND with Invalidate through that QP
+ * revokes it, or the QP is destroyed.  Lookups take a reference under RCU
+ * and read the binding under the window's lock.
+ *
+ * Type 2 windows outlive no QP.  QP numbers come back (they are handed out
+ * cyclically, and "rdma res" shows them to everyone), so a window keeps the
+ * serial of the QP it was bound through, which the device never hands out
+ * twice, and its check compares that and the PD: a QP that got a destroyed
+ * QP's number is another QP.  Destroying a QP unbinds the type 2 windows
+ * bound through it, which lets their regions go (sroce_mw_qp_destroyed()):
+ * once the QP is dead (it binds nothing more), unpublished and unused, it
+ * walks the device's windows, each taken with a reference under RCU like
+ * any lookup (a window being deallocated is not found; its dealloc unbinds
+ * it), and unbinds those bound through the QP.  No QP lock is held then:
+ * only window and region locks, in their usual order.  The walk runs only
+ * while the QP counts windows bound through it (struct sroce_qp,
+ * @mw2_bound, an upper bound: a dealloc does not touch the QP), so a QP
+ * whose windows were invalidated costs nothing, and it stops once it has
+ * unbound them all.  A window does not hold its QP instead: destroy_qp
+ * would then wait for the application to deallocate its windows.
  */
 #include <linux/random.h>
 
@@ -99,7 +117,31 @@ static struct sroce_mr *sroce_mw_unbind_locked(struct sroce_mw *mw)
 	mw->valid = false;
 	mw->mr = NULL;
 	mw->length = 0;
+	mw->qp_serial = 0;
 	return mr;
+}
+
+/* Is @mw a bound type 2 window of @qp?  Caller holds mw->lock. */
+static bool sroce_mw_bound_through(struct sroce_mw *mw,
+				   const struct sroce_qp *qp)
+{
+	lockdep_assert_held(&mw->lock);
+	return mw->ibmw.type == IB_MW_TYPE_2 && mw->valid &&
+	       mw->qp_serial == qp->serial && mw->ibmw.pd == qp->ibqp.pd;
+}
+
+/*
+ * Unbind @mw if it is a type 2 window bound through @qp.  Caller holds
+ * mw->lock.  Return: the region, for sroce_mw_release_mr() after the lock
+ * is dropped, or NULL if the window is not bound through @qp.
+ */
+static struct sroce_mr *sroce_mw_unbind_from(struct sroce_mw *mw,
+					     struct sroce_qp *qp)
+{
+	if (!sroce_mw_bound_through(mw, qp))
+		return NULL;
+	atomic_dec(&qp->mw2_bound);
+	return sroce_mw_unbind_locked(mw);
 }
 
 /**
@@ -182,8 +224,11 @@ static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw *mw,
 	mw->access = w->bind.access & (IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_ATOMIC);
-	mw->qpn = qp->ibqp.qp_num;
 	mw->valid = !!mr;
+	if (type2) {
+		mw->qp_serial = qp->serial;
+		atomic_inc(&qp->mw2_bound);
+	}
 	WRITE_ONCE(mw->key, w->bind.new_rkey);
 	return 0;
 }
@@ -200,8 +245,8 @@ static int sroce_mw_bind_locked(struct sroce_qp *qp, struct sroce_mw *mw,
  *
  * Return: 0, or a negative errno for which the work request completes with
  * IB_WC_MW_BIND_ERR: no such window, another PD, a new key with another
- * index, unknown rights, a bound type 2 window, or a region that cannot
- * grant the range or rights.
+ * index, unknown rights, a bound type 2 window, a region that cannot
+ * grant the range or rights, or a QP being destroyed.
  */
 int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 {
@@ -211,6 +256,9 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
 	int err;
 
 	lockdep_assert_held(&qp->sq.lock);
+	/* Destroy unbinds what was bound before it marked the QP dead. */
+	if (qp->dead)
+		return -EINVAL;
 	if ((w->bind.new_rkey >> 8) != (w->bind.mw_rkey >> 8) ||
 	    (w->bind.access & ~SROCE_MW_BIND_ACCESS))
 		return -EINVAL;
@@ -240,24 +288,19 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w)
  */
 int sroce_mw_invalidate(struct sroce_qp *qp, u32 rkey)
 {
-	struct sroce_mr *old = NULL;
+	struct sroce_mr *old;
 	struct sroce_mw *mw;
 	unsigned long flags;
-	int err = -EINVAL;
 
 	mw = sroce_mw_get(sroce_qp_dev(qp), rkey);
 	if (!mw)
 		return -EINVAL;
 	spin_lock_irqsave(&mw->lock, flags);
-	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->valid &&
-	    mw->qpn == qp->ibqp.qp_num && mw->ibmw.pd == qp->ibqp.pd) {
-		old = sroce_mw_unbind_locked(mw);
-		err = 0;
-	}
+	old = sroce_mw_unbind_from(mw, qp);
 	spin_unlock_irqrestore(&mw->lock, flags);
 	sroce_mw_release_mr(old);
 	sroce_mw_put(mw);
-	return err;
+	return old ? 0 : -EINVAL;
 }
 
 /**
@@ -270,7 +313,8 @@ int sroce_mw_invalidate(struct sroce_qp *qp, u32 rkey)
  *
  * Context: Any context.
  * Return: the region, referenced, if the window is bound, serves this QP
- * (type 2) or its PD (type 1), grants @access and covers the range; else
+ * (type 2: bound through it, the same QP and not one that got its number
+ * since) or its PD (type 1), grants @access and covers the range; else
  * NULL.
  */
 struct sroce_mr *sroce_mw_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
@@ -288,11 +332,61 @@ struct sroce_mr *sroce_mw_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
 	ok = mw->valid && (mw->access & access) == access &&
 	     va >= mw->addr && va - mw->addr <= mw->length &&
 	     len <= mw->length - (va - mw->addr) &&
-	     (mw->ibmw.type == IB_MW_TYPE_2 ? mw->qpn == qp->ibqp.qp_num :
+	     (mw->ibmw.type == IB_MW_TYPE_2 ? sroce_mw_bound_through(mw, qp) :
 					     mw->ibmw.pd == qp->ibqp.pd);
 	if (ok && refcount_inc_not_zero(&mw->mr->ref))
 		mr = mw->mr;
 	spin_unlock_irqrestore(&mw->lock, flags);
 	sroce_mw_put(mw);
 	return mr;
+}
+
+/* The first window at or after *@index (set to its index), referenced. */
+static struct sroce_mw *sroce_mw_get_next(struct sroce_dev *sdev,
+					  unsigned long *index)
+{
+	struct sroce_mw *mw;
+
+	rcu_read_lock();
+	for (;;) {
+		mw = sroce_pool_next_rcu(&sdev->mw_pool, index);
+		if (!mw || refcount_inc_not_zero(&mw->ref))
+			break;
+		(*index)++;
+	}
+	rcu_read_unlock();
+	return mw;
+}
+
+/**
+ * sroce_mw_qp_destroyed() - unbind the type 2 windows bound through a QP
+ *	being destroyed, so that their regions can go
+ * @qp: the QP: dead (it binds nothing more), unpublished, and unused
+ *
+ * Windows bound through other QPs are left alone, and so are windows being
+ * deallocated, which their dealloc unbinds.  See the file comment.
+ *
+ * Context: Process context. May sleep. Takes window and region locks.
+ */
+void sroce_mw_qp_destroyed(struct sroce_qp *qp)
+{
+	struct sroce_dev *sdev = sroce_qp_dev(qp);
+	unsigned long index = 0;
+	struct sroce_mr *old;
+	struct sroce_mw *mw;
+	unsigned long flags;
+
+	might_sleep();
+	while (atomic_read(&qp->mw2_bound) > 0) {
+		mw = sroce_mw_get_next(sdev, &index);
+		if (!mw)
+			break;
+		spin_lock_irqsave(&mw->lock, flags);
+		old = sroce_mw_unbind_from(mw, qp);
+		spin_unlock_irqrestore(&mw->lock, flags);
+		sroce_mw_release_mr(old);
+		sroce_mw_put(mw);
+		index++;
+		cond_resched();
+	}
 }

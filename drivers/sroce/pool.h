@@ -45,4 +45,15 @@ static inline void *sroce_pool_lookup_rcu(struct sroce_pool *pool, u32 index)
 	return xa_load(&pool->xa, index);
 }
 
+/*
+ * The object with the lowest index at or after *@index, which is set to
+ * that index; NULL if none.  Caller holds rcu_read_lock() and takes its own
+ * reference on the result.
+ */
+static inline void *sroce_pool_next_rcu(struct sroce_pool *pool,
+					unsigned long *index)
+{
+	return xa_find(&pool->xa, index, ULONG_MAX, XA_PRESENT);
+}
+
 #endif /* SROCE_POOL_H */

@@ -9,7 +9,8 @@
  * Destruction: mark dead under both QP locks (nothing new is scheduled or
  * armed after that), unpublish, wait an RCU grace period (no new lookup can
  * find it), stop the timers and work, drop the creation reference and wait
- * for the last one, then free the queues.  The core frees the struct.
+ * for the last one, unbind the type 2 memory windows bound through the QP
+ * (mw.c), then free the queues.  The core frees the struct.
  *
  * State.  modify_qp moves a QP with both of its locks held; the data path
  * only ever fails it, from any context, through sroce_qp_error(), which
@@ -139,6 +140,7 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 {
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
+	atomic_set(&qp->mw2_bound, 0);
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->resp.lock);
 	qp->state = IB_QPS_RESET;
@@ -255,6 +257,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		return err;
 	sroce_qp_init_fields(qp, init, !!udata);
+	qp->serial = atomic64_inc_return(&sdev->qp_serial);
 	INIT_WORK(&qp->event_work, sroce_qp_event_work);
 	err = sroce_qp_alloc_queues(qp, init, uctx, &resp);
 	if (err)
@@ -862,6 +865,7 @@ static void sroce_qp_make_dead(struct sroce_qp *qp)
  *
  * Outstanding work requests are dropped without completions (ULPs drain
  * first).  Waits, without a timeout, until nothing references the QP.
+ * Type 2 memory windows bound through it are unbound.
  *
  * Context: Process context. May sleep.
  * Return: 0.
@@ -874,6 +878,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_make_dead(qp);
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
+	sroce_mw_qp_destroyed(qp);
 	sroce_resp_reset(qp);
 	sroce_qp_free_queues(qp);
 	mutex_destroy(&qp->modify_lock);

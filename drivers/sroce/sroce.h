@@ -145,6 +145,7 @@ struct sroce_mcast {
  * @num_cq: completion queues allocated, bounded by @attr.max_cq
  * @num_srq: shared receive queues allocated, bounded by @attr.max_srq
  * @qp_pool: QP number -> struct sroce_qp
+ * @qp_serial: the last QP serial handed out (struct sroce_qp, @serial)
  * @mr_pool: memory key index -> struct sroce_mr
  * @mw_pool: memory key index -> struct sroce_mw
  * @ah_pool: user address handle number -> struct sroce_ah
@@ -170,6 +171,7 @@ struct sroce_dev {
 	atomic_t num_cq;
 	atomic_t num_srq;
 	struct sroce_pool qp_pool;
+	atomic64_t qp_serial;
 	struct sroce_pool mr_pool;
 	struct sroce_pool mw_pool;
 	struct sroce_pool ah_pool;
@@ -373,7 +375,9 @@ struct sroce_mr {
  * @addr: the first address it opens
  * @length: bytes it opens
  * @access: IB_ACCESS_REMOTE_* it grants
- * @qpn: type 2: the QP it is bound through, the only one it serves
+ * @qp_serial: type 2: the serial of the QP it is bound through, the only
+ *	one it serves (a QP number comes back after its QP is destroyed; a
+ *	serial never does)
  * @lock: guards everything above but @ref; any context, irqsave
  */
 struct sroce_mw {
@@ -387,7 +391,7 @@ struct sroce_mw {
 	u64 addr;
 	u64 length;
 	u32 access;
-	u32 qpn;
+	u64 qp_serial;
 };
 
 /* Where a work request's data is, in sroce's own terms. */
@@ -680,8 +684,13 @@ struct sroce_resp {
  *	schedules the flush, and the flush takes each queue's lock, so a
  *	producer that reads it under that lock after queuing (or after a full
  *	barrier, for the receive ring) never leaves a work request unflushed.
- * @dead: being destroyed; nothing new is scheduled or armed; written under
- *	both locks
+ * @dead: being destroyed; nothing new is scheduled or armed, no window
+ *	bound; written under both locks
+ * @serial: this QP among all the device has had, from 1; never reused
+ *	while the device lives, unlike the QP number (mw.c)
+ * @mw2_bound: type 2 windows bound through the QP and not yet unbound
+ *	through it; a window deallocated while bound is not subtracted, so
+ *	this is an upper bound (mw.c); atomic
  * @is_user: the queues are shared with a process
  * @scq: the send CQ
  * @rcq: the receive CQ
@@ -727,6 +736,8 @@ struct sroce_qp {
 	u32 state;
 	bool dead;
 	bool is_user;
+	u64 serial;
+	atomic_t mw2_bound;
 	struct sroce_cq *scq;
 	struct sroce_cq *rcq;
 	struct sroce_srq *srq;
@@ -920,6 +931,7 @@ int sroce_mw_bind(struct sroce_qp *qp, const struct sroce_swqe *w);
 int sroce_mw_invalidate(struct sroce_qp *qp, u32 rkey);
 struct sroce_mr *sroce_mw_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
 				  u64 len, u32 access);
+void sroce_mw_qp_destroyed(struct sroce_qp *qp);
 
 /* net.c */
 extern struct mutex sroce_bind_lock;

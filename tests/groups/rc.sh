@@ -37,7 +37,10 @@
 #                      REM_INV_REQ_ERR)
 #   post_bad_state     ibv_post_send in RESET/INIT/RTR queues the WQE (and
 #                      runs it once in RTS) and leaves bad_wr NULL
-RXE_RC_TEST_DEVIATIONS=atomic_unaligned,wr_api_sge_list,wr_api_inline,flush_recv_in_err,qp_caps,recv_too_small,post_bad_state
+#   mw2_qp_gone        a bound type 2 window holds a reference on its QP:
+#                      ibv_destroy_qp waits 50 s for it, then WARNs
+#                      (__rxe_cleanup), which panics the test guest
+RXE_RC_TEST_DEVIATIONS=atomic_unaligned,wr_api_sge_list,wr_api_inline,flush_recv_in_err,qp_caps,recv_too_small,post_bad_state,mw2_qp_gone
 
 # --- the libibverbs pingpongs -------------------------------------------------
 
@@ -149,6 +152,22 @@ test_rc_cases_two_hosts() {
 	# retry_exceeded sends to 10.6.0.254: a MAC nobody has, without ARP.
 	run ip -n "$H1" neigh replace 10.6.0.254 lladdr 02:00:00:00:00:fe dev st-v1 nud permanent
 	rc_cases -m 1024 -u 10.6.0.254
+}
+
+# A type 2 memory window dies with the QP it was bound through (issue 19):
+# QP numbers come back (cyclically), and a QP of another process that got
+# the number must not reach the window.  With QP numbers 16 to 31 only
+# (max_qpn), sroce_rc_test's intruder gets the destroyed QP's number within
+# 16 creations (-Q) and tries the window; mw2_qp_gone must pass, not skip.
+test_mw2_qpn_reuse() {
+	[ "$RDMA_KIND" = sroce ] || skip "max_qpn is a parameter of sroce"
+	sroce_load max_qpn=31
+	rdma_topo loopback
+	# 16 numbers and the GSI QP's: the device may not promise more QPs.
+	run ibv_devinfo -v -d sroce0 | grep -E '^[[:space:]]*max_qp:[[:space:]]*17$' ||
+		fail "max_qp is not 17 with 16 QP numbers"
+	rc_cases -t mw2_qp_gone -Q 16
+	has '^mw2_qp_gone: pass$' </tmp/rc_cases || fail "mw2_qp_gone did not pass"
 }
 
 # --- rdma-core's pyverbs suite ---------------------------------------------------------

@@ -4,7 +4,7 @@
  *
  * usage: sroce_rc_test -d DEV1 [-D DEV2] [-g GIDIDX] [-G GIDIDX2] [-m MTU]
  *                      [-M MTU] [-t CASE,...] [-x CASE,...] [-u IP] [-w POLL_MS]
- *                      [-T CASE_TIMEOUT_S] [-a ACK_TIMEOUT] [-l] [-v]
+ *                      [-T CASE_TIMEOUT_S] [-a ACK_TIMEOUT] [-Q QPNS] [-l] [-v]
  *
  * Opens two devices (or one device twice: loopback), and for each case
  * connects RC QP pairs directly: QPN, PSN and GID are exchanged in-process
@@ -31,7 +31,9 @@
  * exist (default: our IPv4 GID with the last byte replaced by 254); -w is
  * how long a completion is waited for; -a is the local ACK timeout of the
  * QPs (the verbs' exponent: 4.096 us << ACK_TIMEOUT; default 14, 67 ms),
- * except in the cases that test the timeout itself; -l lists the cases.
+ * except in the cases that test the timeout itself; -Q says that QP numbers
+ * on DEV2 come back within QPNS creations (sroce's max_qpn lowered), for
+ * the case that needs a number reused (mw2_qp_gone); -l lists the cases.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -66,6 +68,7 @@ static struct {
 	const char *only;
 	const char *exclude;
 	const char *unreach;
+	int qpn_wrap;
 	bool verbose;
 } opt = {
 	.gidx = { -1, -1 },
@@ -159,9 +162,9 @@ static void sleep_ms(int ms)
 
 /* --- resources: everything a case creates is released in reverse order ----- */
 
-enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MEM };
+enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM };
 static const char *const rkind_name[] = { "context", "completion channel", "PD", "CQ",
-					   "QP", "MR", "buffer" };
+					   "QP", "MR", "MW", "buffer" };
 static struct {
 	enum rkind kind;
 	void *p;
@@ -189,6 +192,8 @@ static int release_one(enum rkind kind, void *p)
 		return ibv_destroy_cq(p);
 	case R_MR:
 		return ibv_dereg_mr(p);
+	case R_MW:
+		return ibv_dealloc_mw(p);
 	case R_PD:
 		return ibv_dealloc_pd(p);
 	case R_CH:
@@ -202,12 +207,32 @@ static int release_one(enum rkind kind, void *p)
 	return 0;
 }
 
+/*
+ * Release one tracked resource ahead of the rest: 0, or the error of its
+ * destroy call (then it stays tracked, for release_all() to try again).
+ */
+static int release_early(void *p)
+{
+	int i, err;
+
+	for (i = nres - 1; i >= 0 && res[i].p != p; i--)
+		;
+	if (i < 0)
+		die("releasing an untracked resource");
+	err = release_one(res[i].kind, p);
+	if (!err)
+		res[i].p = NULL;
+	return err;
+}
+
 static int release_all(void)
 {
 	int ret = 0, err;
 
 	while (nres > 0) {
 		nres--;
+		if (!res[nres].p)
+			continue;
 		err = release_one(res[nres].kind, res[nres].p);
 		if (err)
 			ret = failf("destroying a %s: %s", rkind_name[res[nres].kind], estr(err));
@@ -485,10 +510,11 @@ static int qp_create_ex(struct ep *e, const struct qp_conf *c)
 	return cap_check(&e->cap, &c->cap);
 }
 
-static int ep_create(struct ep *e, int side, const struct qp_conf *c)
+/* An end on @d, which is devs[side] or another context on the same device. */
+static int ep_create_on(struct ep *e, struct dev *d, int side, const struct qp_conf *c)
 {
 	memset(e, 0, sizeof(*e));
-	e->d = &devs[side];
+	e->d = d;
 	e->psn = side ? c->psn_b : c->psn_a;
 	if (c->events) {
 		e->ch = track(R_CH, ibv_create_comp_channel(e->d->ctx));
@@ -499,6 +525,11 @@ static int ep_create(struct ep *e, int side, const struct qp_conf *c)
 	if (!e->scq || !e->rcq)
 		return -1;
 	return c->wr_api ? qp_create_ex(e, c) : qp_create_plain(e, c);
+}
+
+static int ep_create(struct ep *e, int side, const struct qp_conf *c)
+{
+	return ep_create_on(e, &devs[side], side, c);
 }
 
 static const char *const qps_names[] = { "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR" };
@@ -824,6 +855,7 @@ static const char *wc_opcode_name(enum ibv_wc_opcode op)
 	case IBV_WC_FETCH_ADD: return "FETCH_ADD";
 	case IBV_WC_RECV: return "RECV";
 	case IBV_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
+	case IBV_WC_BIND_MW: return "BIND_MW";
 	default: return "other";
 	}
 }
@@ -1056,6 +1088,7 @@ static const char *wr_opcode_name(enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ: return "RDMA_READ";
 	case IBV_WR_ATOMIC_CMP_AND_SWP: return "ATOMIC_CMP_AND_SWP";
 	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "ATOMIC_FETCH_AND_ADD";
+	case IBV_WR_BIND_MW: return "BIND_MW";
 	default: return "other";
 	}
 }
@@ -2765,6 +2798,176 @@ static int case_post_recv_too_many_sge(void)
 	return check_fill(dst.p + 2 * 4096, 4096, "the refused receive's buffers");
 }
 
+/* --- cases: memory windows --------------------------------------------------- */
+
+enum { MW_BUF = 8192, MW_OFF = 1024, MW_LEN = 4096 };
+
+/* A type 2 window over [MW_OFF, MW_OFF + MW_LEN) of a victim's buffer. */
+struct mw2 {
+	struct buf vbuf;
+	struct ibv_mw *mw;
+	uint32_t rkey;		/* its key once bound */
+	uint32_t x_qpn;		/* the number of the QP it was bound through */
+};
+
+static int mw2_bind(const struct ep *x, struct mw2 *m)
+{
+	struct ibv_send_wr wr = { .wr_id = 50, .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad = NULL;
+	struct want w = w_ok(50, IBV_WC_BIND_MW, x);
+	int err;
+
+	m->rkey = ibv_inc_rkey(m->mw->rkey);
+	wr.bind_mw.mw = m->mw;
+	wr.bind_mw.rkey = m->rkey;
+	wr.bind_mw.bind_info.mr = m->vbuf.mr;
+	wr.bind_mw.bind_info.addr = addr_of(&m->vbuf, MW_OFF);
+	wr.bind_mw.bind_info.length = MW_LEN;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE;
+	err = ibv_post_send(x->qp, &wr, &bad);
+	CHECK(!err, "ibv_post_send(BIND_MW, type 2 window): %s", estr(err));
+	return expect_wc(x->scq, &w, "binding a type 2 window");
+}
+
+/* @e's RDMA @op of the whole window, to or from @loc at 0. */
+static int mw2_rdma(const struct ep *e, uint64_t wr_id, enum ibv_wr_opcode op,
+		    const struct buf *loc, const struct mw2 *m)
+{
+	struct ibv_sge s = sge_of(loc, 0, MW_LEN);
+	struct op o = { .op = op, .sg = &s, .nsge = 1, .raddr = addr_of(&m->vbuf, MW_OFF),
+			.rkey = m->rkey };
+
+	return post_op(e, wr_id, &o);
+}
+
+static int qp_reset(struct ep *e)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+
+	return qp_modify(e, &a, IBV_QP_STATE);
+}
+
+/* An intruder's QP on the victim's device that has @qpn, found within opt.qpn_wrap tries. */
+static int mw2_take_qpn(struct ep *y, struct dev *d, uint32_t qpn, const struct qp_conf *c)
+{
+	int i, err;
+
+	for (i = 0; i < opt.qpn_wrap; i++) {
+		TRY(ep_create_on(y, d, 1, c));
+		if (y->qp->qp_num == qpn) {
+			vlog("intruder: QP number %u is back after %d creations", qpn, i + 1);
+			return 0;
+		}
+		err = release_early(y->qp);
+		CHECK(!err, "ibv_destroy_qp(intruder's QP %u): %s", y->qp->qp_num, estr(err));
+	}
+	return failf("QP number %u did not come back within %d creations (-Q)", qpn,
+		     opt.qpn_wrap);
+}
+
+/*
+ * With contexts and PDs of its own, an intruder gets the number of the QP
+ * the window was bound through, connects it to a QP of its own, and tries
+ * RDMA READ and WRITE through the window: both fail with a remote access
+ * error.  The QPs allow remote reads and writes, so only the window's
+ * check can refuse them.
+ */
+static int mw2_intrude(const struct mw2 *m)
+{
+	static struct dev in[2];
+	struct peer_info to_y, to_z;
+	struct qp_conf c;
+	struct buf iloc;
+	struct pair q;
+	int s;
+
+	for (s = 0; s < 2; s++)
+		TRY(dev_open(&in[s], devs[s].name, devs[s].gidx));
+	conf_init(&c);
+	for (s = 0; s < 2; s++) {
+		c.scq[s] = c.rcq[s] = cq_new(&in[s], c.cqe, NULL);
+		if (!c.scq[s])
+			return -1;
+	}
+	TRY(mw2_take_qpn(&q.b, &in[1], m->x_qpn, &c));
+	TRY(ep_create_on(&q.a, &in[0], 0, &c));
+	TRY(buf_new(&iloc, &in[0], MW_LEN, IBV_ACCESS_LOCAL_WRITE));
+	to_y = info_of(&q.a);
+	to_z = info_of(&q.b);
+	TRY(ep_connect(&q.b, &to_y, &c));
+	TRY(ep_connect(&q.a, &to_z, &c));
+	TRY(mw2_rdma(&q.a, 1, IBV_WR_RDMA_READ, &iloc, m));
+	TRY(want_err(&q.a, q.a.scq, 1, IBV_WC_REM_ACCESS_ERR,
+		     "intruder's RDMA READ through the window of a destroyed QP"));
+	TRY(check_fill(iloc.p, MW_LEN + GUARD, "intruder's RDMA READ through the window"));
+	/* Both ends start over for the WRITE. */
+	TRY(qp_reset(&q.a));
+	TRY(qp_reset(&q.b));
+	TRY(ep_connect(&q.b, &to_y, &c));
+	TRY(ep_connect(&q.a, &to_z, &c));
+	pattern(iloc.p, MW_LEN, 53);
+	TRY(mw2_rdma(&q.a, 2, IBV_WR_RDMA_WRITE, &iloc, m));
+	return want_err(&q.a, q.a.scq, 2, IBV_WC_REM_ACCESS_ERR,
+			"intruder's RDMA WRITE through the window of a destroyed QP");
+}
+
+/*
+ * A type 2 window serves only the QP it was bound through, and dies with
+ * it.  The victim (B's context) binds a window over part of a patterned
+ * buffer through its QP X; A's QP reads and writes through it; X is
+ * destroyed.  With -Q (QP numbers on B's device come back within that many
+ * creations, as with sroce's max_qpn lowered), an intruder takes X's
+ * number and tries the window (mw2_intrude()), and the victim's memory
+ * must be unchanged to the byte.  In every case the victim can then
+ * deregister the region, which the window no longer holds, and deallocate
+ * the window.  rxe (Linux 6.1) fails it: its bound type 2 window holds a
+ * reference on the QP, and ibv_destroy_qp waited 50 s for it and then
+ * WARNed in __rxe_cleanup (2026-11-26, the test guest panicked on it).
+ */
+static int case_mw2_qp_gone(void)
+{
+	static uint8_t want[MW_BUF + GUARD];
+	struct buf aloc;
+	struct qp_conf c;
+	struct mw2 m;
+	struct pair p;
+	int err;
+
+	if (!(devs[1].attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B))
+		return skipf("%s offers no type 2 memory windows", devs[1].name);
+	conf_init(&c);
+	TRY(pair_up(&p, &c));
+	TRY(buf_new(&m.vbuf, &devs[1], MW_BUF, mr_access_all() | IBV_ACCESS_MW_BIND));
+	pattern(m.vbuf.p, MW_BUF, 51);
+	m.mw = track(R_MW, ibv_alloc_mw(devs[1].pd, IBV_MW_TYPE_2));
+	CHECK(m.mw, "ibv_alloc_mw(type 2): %s", strerror(errno));
+	TRY(mw2_bind(&p.b, &m));
+	TRY(buf_new(&aloc, &devs[0], MW_LEN, IBV_ACCESS_LOCAL_WRITE));
+	TRY(mw2_rdma(&p.a, 1, IBV_WR_RDMA_READ, &aloc, &m));
+	TRY(want_send(&p.a, 1, IBV_WC_RDMA_READ, "RDMA READ through the window"));
+	TRY(check_buf(&aloc, 0, m.vbuf.p + MW_OFF, MW_LEN, "RDMA READ through the window"));
+	pattern(aloc.p, MW_LEN, 52);
+	memcpy(want, m.vbuf.p, sizeof(want));
+	memcpy(want + MW_OFF, aloc.p, MW_LEN);
+	TRY(mw2_rdma(&p.a, 2, IBV_WR_RDMA_WRITE, &aloc, &m));
+	TRY(want_send(&p.a, 2, IBV_WC_RDMA_WRITE, "RDMA WRITE through the window"));
+	TRY(check_bytes(m.vbuf.p, want, sizeof(want), "RDMA WRITE through the window"));
+
+	m.x_qpn = p.b.qp->qp_num;
+	err = release_early(p.b.qp);
+	CHECK(!err, "ibv_destroy_qp(QP %u, a type 2 window bound through it): %s", m.x_qpn,
+	      estr(err));
+	if (opt.qpn_wrap)
+		TRY(mw2_intrude(&m));
+	TRY(check_bytes(m.vbuf.p, want, sizeof(want), "the victim's memory"));
+	err = release_early(m.vbuf.mr);
+	CHECK(!err, "ibv_dereg_mr of the region under the window, its QP destroyed: %s",
+	      estr(err));
+	err = release_early(m.mw);
+	CHECK(!err, "ibv_dealloc_mw of the window, its QP destroyed: %s", estr(err));
+	return 0;
+}
+
 /* --- the case table and the runner --------------------------------------------- */
 
 static const struct tcase {
@@ -2807,6 +3010,7 @@ static const struct tcase {
 	{ "post_too_many_sge", case_post_too_many_sge },
 	{ "post_inline_too_big", case_post_inline_too_big },
 	{ "post_recv_too_many_sge", case_post_recv_too_many_sge },
+	{ "mw2_qp_gone", case_mw2_qp_gone },
 };
 
 /* @name is in the comma-separated @list. */
@@ -2946,7 +3150,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: sroce_rc_test -d DEV1 [-D DEV2] [-g GIDIDX] [-G GIDIDX2] [-m MTU]\n"
 		"                     [-M MTU] [-t CASE,...] [-x CASE,...] [-u IP] [-w POLL_MS]\n"
-		"                     [-T CASE_TIMEOUT_S] [-a ACK_TIMEOUT] [-l] [-v]\n");
+		"                     [-T CASE_TIMEOUT_S] [-a ACK_TIMEOUT] [-Q QPNS] [-l] [-v]\n");
 	exit(2);
 }
 
@@ -2977,12 +3181,24 @@ static uint8_t ack_timeout_of(const char *s)
 	return (uint8_t)t;
 }
 
+/* How many QP creations bring a number back (-Q): 1..65536. */
+static int qpn_wrap_of(const char *s)
+{
+	int n = atoi(s);
+
+	if (n < 1 || n > 65536) {
+		fprintf(stderr, "sroce_rc_test: bad -Q %s (1..65536)\n", s);
+		exit(2);
+	}
+	return n;
+}
+
 static void parse(int argc, char **argv)
 {
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:D:g:G:m:M:t:x:u:w:T:a:lv")) != -1) {
+	while ((c = getopt(argc, argv, "d:D:g:G:m:M:t:x:u:w:T:a:Q:lv")) != -1) {
 		switch (c) {
 		case 'd': opt.dev[0] = optarg; break;
 		case 'D': opt.dev[1] = optarg; break;
@@ -2996,6 +3212,7 @@ static void parse(int argc, char **argv)
 		case 'w': opt.poll_ms = atoi(optarg); break;
 		case 'T': opt.case_timeout = atoi(optarg); break;
 		case 'a': opt.ack_timeout = ack_timeout_of(optarg); break;
+		case 'Q': opt.qpn_wrap = qpn_wrap_of(optarg); break;
 		case 'v': opt.verbose = true; break;
 		case 'l':
 			for (i = 0; i < ARRAY_SIZE(cases); i++)
