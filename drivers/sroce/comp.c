@@ -164,7 +164,7 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 {
 	lockdep_assert_held(&qp->sq.lock);
 	qp->comp.psn = next_psn;
-	qp->comp.gap_retried = false;
+	qp->comp.went_back = false;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	if (qp->comp.psn == qp->req.max_psn)
@@ -211,22 +211,23 @@ static int sroce_comp_retry(struct sroce_qp *qp, u32 psn)
 		return SROCE_COMP_FAIL;
 	}
 	qp->comp.retry_left--;
+	qp->comp.went_back = true;
 	qp->req.retry = true;
 	qp->req.retry_psn = psn;
 	return SROCE_COMP_KICK;
 }
 
 /*
- * A response implies that responses before it were lost: go back to the
- * first missing one, once per gap (see sroce_comp.gap_retried).
+ * The responder says that packets were lost (a gap in its responses, a
+ * sequence-error NAK): go back to @psn, unless a go-back is already under
+ * way with nothing acknowledged since (see sroce_comp.went_back).
  */
-static int sroce_comp_gap_retry(struct sroce_qp *qp)
+static int sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
 {
 	lockdep_assert_held(&qp->sq.lock);
-	if (qp->comp.gap_retried)
+	if (qp->comp.went_back)
 		return SROCE_COMP_NOTHING;
-	qp->comp.gap_retried = true;
-	return sroce_comp_retry(qp, qp->comp.psn);
+	return sroce_comp_retry(qp, psn);
 }
 
 /* A work request fails on the responder's word. */
@@ -244,7 +245,7 @@ static int sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 	if (w && sroce_comp_is_rd_atomic(w) &&
 	    sroce_psn_diff(psn, w->first_psn) >= 0) {
 		/* Acknowledged past a READ/atomic: its responses are lost. */
-		return sroce_comp_gap_retry(qp);
+		return sroce_comp_go_back(qp, qp->comp.psn);
 	}
 	sroce_comp_progress(qp, sroce_psn_add(psn, 1));
 	return SROCE_COMP_KICK;
@@ -326,7 +327,7 @@ static int sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 		 */
 		if (qp->comp.rnr_wait)
 			return SROCE_COMP_NOTHING;
-		return sroce_comp_retry(qp, sroce_comp_nak_upto(qp, w, psn));
+		return sroce_comp_go_back(qp, sroce_comp_nak_upto(qp, w, psn));
 	}
 	sroce_count(sdev, SROCE_CNT_ERR_NAKS_RCVD);
 	return sroce_comp_remote_error(qp, w, code < ARRAY_SIZE(status) &&
@@ -378,7 +379,7 @@ static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
 	    (psn != qp->comp.psn && psn != w->first_psn)) {
 		/* A gap in the responses: ask again from the first missing. */
 		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RX_DROP_GAP);
-		*after = sroce_comp_gap_retry(qp);
+		*after = sroce_comp_go_back(qp, qp->comp.psn);
 		return NULL;
 	}
 	*after = SROCE_COMP_NOTHING;

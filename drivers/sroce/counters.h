@@ -36,7 +36,8 @@ struct sroce_dev;
  *	expect
  * @SROCE_CNT_RX_DROP_GAP: dropped, READ or atomic response beyond responses
  *	still missing (go-back-N: the requester asks again from the first
- *	missing one, once per gap, and drops what arrives past it meanwhile)
+ *	missing one, once until something is acknowledged, and drops what
+ *	arrives past it meanwhile)
  * @SROCE_CNT_RX_DUP_RESP: dropped, response or ACK for a PSN already
  *	acknowledged (a duplicate: after a go-back, both transmissions are
  *	answered)

@@ -618,7 +618,7 @@ static void sroce_qp_to_rts(struct sroce_qp *qp)
 	qp->comp.psn = qp->sq_psn;
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
-	qp->comp.gap_retried = false;
+	qp->comp.went_back = false;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 }
 

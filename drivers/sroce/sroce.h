@@ -531,11 +531,15 @@ struct sroce_req {
  * @retry_left: retries left after a timeout or sequence error
  * @rnr_left: retries left after an RNR NAK (rnr_retry 7: forever)
  * @rnr_wait: waiting out an RNR NAK's timer
- * @gap_retried: a response past @psn (a gap) already asked the requester
- *	to go back to @psn; later ones are dropped without spending another
- *	retry until something is acknowledged.  Responses sent from several
- *	CPUs can arrive out of order (veth, multi-queue NICs): a burst of
- *	them must cost one retry, not one each.
+ * @went_back: the requester was asked to go back (a retry spent) and
+ *	nothing has been acknowledged since.  Until something is, a gap in
+ *	the responses or a sequence-error NAK asks for no other go-back and
+ *	spends no retry: the one under way resends what they say is missing.
+ *	Packets sent from several CPUs arrive out of order (veth, multi-queue
+ *	NICs), and a lossy wire makes the responder NAK again and again behind
+ *	an unanswered READ (a NAK acknowledges nothing past it): a burst of
+ *	them must cost one retry, not one each.  Only the local ACK timeout
+ *	goes back again without progress.
  * @drained: IB_EVENT_SQ_DRAINED raised for the current SQD period
  *
  * The oldest work request not yet complete is sroce_sq.cons.
@@ -545,7 +549,7 @@ struct sroce_comp {
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
-	bool gap_retried;
+	bool went_back;
 	bool drained;
 };
 
