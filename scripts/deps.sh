@@ -4,8 +4,10 @@
 # Install, from Debian's archive, what building and testing sroce needs.
 # Does nothing when everything is present, so every make target can call it.
 #
-# usage: deps.sh [--check] [KVER...]
-#   --check  only report what is missing
+# usage: deps.sh [--check] [--packaging] [KVER...]
+#   --check      only report what is missing
+#   --packaging  also what building the Debian packages and their test
+#                need (make packages, make check-packages)
 #   KVER     a kernel to build for and boot in the guest besides Debian's
 #            default one: its image and headers, and pahole (dwarves) for
 #            its BTF.  A release Debian 12's own suites do not carry
@@ -16,11 +18,15 @@
 #            default kernel (scripts/kver.sh).
 set -euo pipefail
 
-check_only=0
-if [ "${1:-}" = --check ]; then
-	check_only=1
+check_only=0 packaging=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--check) check_only=1 ;;
+	--packaging) packaging=1 ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 
 pkgs=(
 	# build
@@ -42,6 +48,8 @@ pkgs=(
 	# make check-debug: building the debug kernel from linux-source-6.1
 	bc bison flex libelf-dev libssl-dev
 )
+[ "$packaging" = 0 ] ||
+	pkgs+=(debhelper dh-dkms dpkg-dev fakeroot debootstrap dkms)
 for k in "$@"; do
 	[ -z "$k" ] || pkgs+=("linux-image-$k" "linux-headers-$k" dwarves)
 done
