@@ -27,6 +27,13 @@
 #   make install         install the module for KVER (extra/), depmod, the
 #                        provider, the link unit template, sroce(7)
 #   make uninstall       remove what make install installed
+#   make check-7x        in a Debian 13 root (build/trixie-root): sroce.ko
+#                        for the newest 7.x and for 6.12 with W=1 and
+#                        sparse, the provider against rdma-core 56; then
+#                        the core tier on 7.x (this machine's userland)
+#   make check-trixie    the same builds, then the core tier in a guest
+#                        whose root is the Debian 13 root (6.12, rdma-core
+#                        56, its perftest and pyverbs)
 #   make packages        the Debian packages (sroce-dkms, libsroce1) in
 #                        build/packages
 #   make check-packages  build them, install them into a clean Debian 12
@@ -87,6 +94,17 @@ check-pair: deps
 	$(MAKE) all
 	scripts/run-tests.sh $(or $(T),twohost)
 
+# Debian 13 and 7.x (scripts/check-trixie.sh, a root under build/).
+check-7x:
+	$(MAKE) provider progs
+	scripts/check-trixie.sh build
+	scripts/check-trixie.sh k7 $(or $(T),$(CORE_T))
+
+check-trixie:
+	$(MAKE) provider progs
+	scripts/check-trixie.sh build
+	scripts/check-trixie.sh root $(or $(T),$(CORE_T))
+
 packages:
 	scripts/check-packages.sh -b
 
@@ -136,4 +154,4 @@ clean:
 	$(MAKE) -C tests/progs clean
 	rm -rf build
 
-.PHONY: all module provider progs deps check check-core check-pair install uninstall packages check-packages check-style check-debug bench run install clean
+.PHONY: all module provider progs deps check check-core check-pair install uninstall packages check-packages check-7x check-trixie check-style check-debug bench run install clean
