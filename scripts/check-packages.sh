@@ -94,7 +94,8 @@ make_base() {
 		mkdir -m 777 "$base.tmp/tmp/kimg"
 		in_root "$base.tmp" sh -c "cd /tmp/kimg && apt-get download -q linux-image-$k"
 		for f in "$base.tmp"/tmp/kimg/*.deb; do
-			dpkg-deb -x "$f" "$base.tmp"
+			# Into a merged-/usr root: keep /lib the symlink it is.
+			dpkg-deb --fsys-tarfile "$f" | tar -x --keep-directory-symlink -C "$base.tmp"
 		done
 		rm -rf "$base.tmp/tmp/kimg"
 		in_root "$base.tmp" depmod -a "$k"

@@ -109,7 +109,8 @@ for k in "$k7" "$k612"; do
 		rm -rf "$dir/tmp/kimg" && mkdir -p -m 777 "$dir/tmp/kimg"
 		in_root sh -c "cd /tmp/kimg && apt-get download -q $debs"
 		for f in "$dir"/tmp/kimg/*.deb; do
-			dpkg-deb -x "$f" "$dir"
+			# Into a merged-/usr root: keep /lib the symlink it is.
+			dpkg-deb --fsys-tarfile "$f" | tar -x --keep-directory-symlink -C "$dir"
 		done
 		in_root depmod -a "$k"
 		rm -rf "$dir/tmp/kimg"
