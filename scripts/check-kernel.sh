@@ -9,8 +9,9 @@
 # core tier this way on every kernel in CORE_KVERS (6.12), "make
 # check-core KVER=..." on one.
 #
-# usage: check-kernel.sh KVER [GROUP...]   (default: the core tier,
-#                                           SROCE_CORE_GROUPS)
+# usage: check-kernel.sh KVER [GROUP... | --all]
+#        (default: the core tier, SROCE_CORE_GROUPS; --all: every guest
+#        and two-guest group, in run-tests.sh's order)
 # KDIR: the kernel's build tree (default /lib/modules/KVER/build).
 set -euo pipefail
 
@@ -18,6 +19,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 kver=${1:?usage: check-kernel.sh KVER [GROUP...]}
 shift
 [ $# -gt 0 ] || set -- ${SROCE_CORE_GROUPS:?no groups named and SROCE_CORE_GROUPS unset}
+# --all: every group that runs in guests (the host's run on any kernel).
+if [ "$1" = --all ]; then
+	set -- $(grep -l '^# sroce-test: where=\(guest\|pair\)' "$root"/tests/groups/*.sh |
+		xargs -n1 basename | sed 's/\.sh$//')
+fi
 kdir=${KDIR:-/lib/modules/$kver/build}
 tree=$root/build/kernels/$kver
 
