@@ -121,7 +121,9 @@ result() { # status test message
 # --- install; DKMS builds for both kernels -------------------------------------
 mkdir -p "$work/tmp/debs"
 cp "$out"/*.deb "$work/tmp/debs/"
-if in_root "$work" sh -c 'apt-get install -y -q --no-install-recommends /tmp/debs/*.deb' \
+# openssl: recommended by sroce-dkms, so that DKMS makes its key and signs
+# (Secure Boot); named here because the install leaves recommends out.
+if in_root "$work" sh -c 'apt-get install -y -q --no-install-recommends openssl /tmp/debs/*.deb' \
 	>"$results/install.log" 2>&1; then
 	result PASS install "apt-get install $(cd "$out" && ls *.deb | tr '\n' ' ')"
 else
@@ -129,12 +131,19 @@ else
 	result FAIL install "apt-get install failed ($results/install.log)"
 fi
 for k in "$kver1" "$kver2"; do
-	st=$(in_root "$work" dkms status -m sroce -k "$k" 2>&1 || true)
+	st=$(in_root "$work" dkms status -m sroce -k "$k" 2>/dev/null | grep '^sroce/' || true)
 	if grep -q ': installed' <<<"$st" &&
 		ls "$work/lib/modules/$k/updates/dkms/"sroce.ko* >/dev/null 2>&1; then
 		result PASS "dkms-$k" "$st"
 	else
 		result FAIL "dkms-$k" "DKMS did not install sroce for $k: $st"
+	fi
+	# Signed with DKMS's own key (the MOK a Secure Boot user enrolls).
+	signer=$(in_root "$work" modinfo -k "$k" -F signer sroce 2>/dev/null || true)
+	if [ "$signer" = "DKMS module signing key" ] && [ -f "$work/var/lib/dkms/mok.pub" ]; then
+		result PASS "signed-$k" "signer: $signer (/var/lib/dkms/mok.pub)"
+	else
+		result FAIL "signed-$k" "sroce.ko for $k not signed by DKMS's key (signer: '$signer')"
 	fi
 done
 for f in "usr/lib/x86_64-linux-gnu/libibverbs/libsroce-rdmav34.so" \
@@ -167,8 +176,8 @@ EOF
 		awk -F'\t' '{ printf "%s %s/%s: %s\n", $1, $2, $3, $5 }' "$x/results.tsv"
 	fi
 	n=$(awk -F'\t' '$1 == "PASS"' "$x/results.tsv" 2>/dev/null | wc -l)
-	[ "$n" = 5 ] ||
-		result FAIL "guest-$k" "$n of 5 checks passed in the guest (status $rc; $x/packages.log, $x/console.log)"
+	[ "$n" = 6 ] ||
+		result FAIL "guest-$k" "$n of 6 checks passed in the guest (status $rc; $x/packages.log, $x/console.log)"
 done
 
 passed=$(awk -F'\t' '$1 == "PASS"' "$results/results.tsv" | wc -l)

@@ -83,10 +83,25 @@ link_delete() {
 	rdma link delete sroce0 && rmmod sroce && ! grep -qw sroce /proc/modules
 }
 
+# The installed unit template's own commands (no systemd runs in the
+# guest), expanded as systemd would for instance d0: the link it makes
+# at boot, and its removal.
+unit_commands() {
+	local unit=/lib/systemd/system/sroce-link@.service name start stop
+	name=$(sed -n 's/^Environment=SROCE_NAME=//p' "$unit" | sed 's/%i/d0/g')
+	start=$(sed -n 's/^ExecStart=//p' "$unit" | sed "s/%i/d0/g; s/\${SROCE_NAME}/$name/g")
+	stop=$(sed -n 's/^ExecStop=//p' "$unit" | sed "s/%i/d0/g; s/\${SROCE_NAME}/$name/g")
+	echo "name: $name; start: $start; stop: $stop"
+	[ -n "$name" ] && [ -n "$start" ] && [ -n "$stop" ] || return 1
+	$start && rdma link show | grep -q "link $name/1 .*netdev d0" || return 1
+	$stop && ! rdma link show | grep -q "link $name/1" && rmmod sroce
+}
+
 check dkms_module "sroce.ko for $k is DKMS's" dkms_module &&
 	check link_add "rdma link add loaded sroce.ko by its alias" link_add &&
 	check ibv_devinfo "ibv_devinfo through /etc/libibverbs.d, no RDMAV_DRIVERS" devinfo &&
 	check rc_pingpong "ibv_rc_pingpong, 100 x 4 KiB" pingpong &&
-	check link_delete "rdma link delete, rmmod" link_delete
+	check link_delete "rdma link delete, rmmod" link_delete &&
+	check link_unit "sroce-link@d0.service's ExecStart and ExecStop" unit_commands
 dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace' && result FAIL kernel_log "a WARN/BUG/oops in the kernel log"
 exit 0
