@@ -48,7 +48,11 @@
 # CORE_T (the core tier's groups).
 
 KVER ?= $(shell scripts/kver.sh 2>/dev/null)
-KDIR ?= /lib/modules/$(KVER)/build
+# The build tree: /lib/modules/KVER/build, or Debian's headers directory
+# when that link is missing.
+KDIR ?= $(or $(patsubst %/Makefile,%,$(firstword $(wildcard \
+	/lib/modules/$(KVER)/build/Makefile /usr/src/linux-headers-$(KVER)/Makefile))),\
+	/lib/modules/$(KVER)/build)
 T ?=
 CORE_KVERS ?= 6.12.95+deb12-amd64
 # The core tier: the link, its verbs from user space (RC, UD) and from the

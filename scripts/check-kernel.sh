@@ -12,7 +12,8 @@
 # usage: check-kernel.sh KVER [GROUP... | --all]
 #        (default: the core tier, SROCE_CORE_GROUPS; --all: every guest
 #        and two-guest group, in run-tests.sh's order)
-# KDIR: the kernel's build tree (default /lib/modules/KVER/build).
+# KDIR: the kernel's build tree (default /lib/modules/KVER/build, else
+# /usr/src/linux-headers-KVER).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +26,7 @@ if [ "$1" = --all ]; then
 		xargs -n1 basename | sed 's/\.sh$//')
 fi
 kdir=${KDIR:-/lib/modules/$kver/build}
+[ -e "$kdir/Makefile" ] || [ -n "${KDIR:-}" ] || kdir=/usr/src/linux-headers-$kver
 tree=$root/build/kernels/$kver
 
 [ -f "/boot/vmlinuz-$kver" ] ||
