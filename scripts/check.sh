@@ -8,7 +8,8 @@
 #
 # usage: check.sh [GROUP...]
 # SROCE_KVER: the kernel of the first run (make exports KVER);
-# SROCE_CORE_KVERS, SROCE_CORE_GROUPS: the further kernels and the tier.
+# SROCE_CORE_KVERS, SROCE_CORE_GROUPS, SROCE_CORE_TESTS: the further
+# kernels, and the tier (those tests of those groups; empty: all).
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,9 +20,10 @@ dirs=("$root/build/test-results")
 if [ $# -eq 0 ]; then
 	for k in ${SROCE_CORE_KVERS:-}; do
 		[ "$k" != "${SROCE_KVER:-}" ] || continue
-		echo "--- core tier on $k: $SROCE_CORE_GROUPS"
+		echo "--- core tier on $k: ${SROCE_CORE_TESTS:-$SROCE_CORE_GROUPS}"
 		rm -rf "$root/build/test-results-$k"
-		"$root/scripts/check-kernel.sh" "$k" $SROCE_CORE_GROUPS || rc=1
+		SROCE_TESTS=${SROCE_CORE_TESTS:-} \
+			"$root/scripts/check-kernel.sh" "$k" $SROCE_CORE_GROUPS || rc=1
 		dirs+=("$root/build/test-results-$k")
 		# A build that failed ran nothing: one failure that says so.
 		if [ ! -s "$root/build/test-results-$k/results.tsv" ]; then
