@@ -99,7 +99,9 @@ k612=$(in_root apt-cache depends linux-image-amd64 |
 for k in "$k7" "$k612"; do
 	[ -e "$dir/usr/src/linux-headers-$k/Makefile" ] ||
 		in_root apt-get install -y -q --no-install-recommends "linux-headers-$k"
-	if [ ! -f "$dir/boot/vmlinuz-$k" ] || [ ! -f "$dir/lib/modules/$k/modules.dep" ]; then
+	# vmlinuz: in /boot up to 6.12, in the module directory in 7.x.
+	if { [ ! -f "$dir/boot/vmlinuz-$k" ] && [ ! -f "$dir/lib/modules/$k/vmlinuz" ]; } ||
+		[ ! -f "$dir/lib/modules/$k/modules.dep" ]; then
 		# 7.x splits the image: vmlinuz in linux-binary-*, the
 		# modules in linux-modules-*.
 		debs=linux-image-$k
@@ -107,7 +109,8 @@ for k in "$k7" "$k612"; do
 			in_root apt-cache show "$p" >/dev/null 2>&1 && debs+=" $p"
 		done
 		rm -rf "$dir/tmp/kimg" && mkdir -p -m 777 "$dir/tmp/kimg"
-		in_root sh -c "cd /tmp/kimg && apt-get download -q $debs"
+		in_root sh -c "cd /tmp/kimg && apt-get download -q $debs" 2>&1 |
+			grep -v 'unsandboxed as root' || true
 		for f in "$dir"/tmp/kimg/*.deb; do
 			# Into a merged-/usr root: keep /lib the symlink it is.
 			dpkg-deb --fsys-tarfile "$f" | tar -x --keep-directory-symlink -C "$dir"
