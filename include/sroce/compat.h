@@ -91,10 +91,9 @@ static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
 #endif
 
 /*
- * 6.17 (DMA handles, for TLP processing hints): ib_device_ops.reg_user_mr
- * takes a DMA handle (TLP processing hints)
- * before the udata.  sroce allocates no DMA handles, so none can reach it;
- * one that did would be refused.  device.c points the op at
+ * 6.17: ib_device_ops.reg_user_mr takes a DMA handle (for TLP processing
+ * hints) before the udata.  sroce allocates no DMA handles, so none can
+ * reach it; one that did would be refused.  device.c points the op at
  * sroce_reg_user_mr_op.  Probe: SROCE_HAVE_REG_USER_MR_DMAH.
  */
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
@@ -115,9 +114,8 @@ sroce_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
 
 /*
  * 7.1: the op that resizes a CQ is ib_device_ops.resize_user_cq, with an
- * unsigned size; resize_cq is gone.
- * device.c sets the op with SROCE_OP_RESIZE_CQ.  Probe:
- * SROCE_HAVE_RESIZE_USER_CQ.
+ * unsigned size; resize_cq is gone.  device.c sets the op with
+ * SROCE_OP_RESIZE_CQ.  Probe: SROCE_HAVE_RESIZE_USER_CQ.
  */
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 #ifdef SROCE_HAVE_RESIZE_USER_CQ
@@ -137,8 +135,7 @@ static inline int sroce_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
 /*
  * 7.2 (umem moved into ib_core): user memory is pinned with
  * ib_umem_get_va(), an inline over ib_umem_get_attr_or_va(); ib_umem_get()
- * is gone.  Probe:
- * SROCE_HAVE_UMEM_GET_VA.
+ * is gone.  Probe: SROCE_HAVE_UMEM_GET_VA.
  */
 static inline struct ib_umem *sroce_umem_get(struct ib_device *ibdev,
 					     unsigned long addr, size_t size,
@@ -153,8 +150,8 @@ static inline struct ib_umem *sroce_umem_get(struct ib_device *ibdev,
 
 /*
  * After 6.12 (7.3 has it): struct flowi4 carries the DSCP (flowi4_dscp)
- * instead of the old TOS bits (flowi4_tos).  Each kernel gets
- * the packet's traffic class in the form its own route lookups use.
+ * instead of the old TOS bits (flowi4_tos).  Each kernel gets the
+ * packet's traffic class in the form its own route lookups use.
  * Probe: SROCE_HAVE_FLOWI4_DSCP.
  */
 static inline void sroce_flowi4_set_tos(struct flowi4 *fl4, u8 tos)
