@@ -8,7 +8,9 @@
 # (tests/declared.sh); every runner reads the declarations from the file
 # and fails each declared test that recorded no result.  t_main runs each
 # declared test in the order of the file, each in its own bash process
-# under a timeout, with "set -e" in force, and then:
+# under a timeout, with "set -e" in force (followed in that process by the
+# group's t_group_check, if it defines one, with $SROCE_TEST the test's
+# name), and then:
 #   - resets the machine (t_reset: links, namespaces, netdevs, module),
 #   - fails the test if sroce's object counters were not back to zero,
 #   - fails the test if the kernel log gained an oops/WARN/BUG/leak line.
@@ -442,6 +444,181 @@ gid_present() {
 
 gid_absent() { ! gid_present "$@"; }
 
+# --- transport recovery of the kernel ULPs ---------------------------------
+#
+# NVMe-oF, NFS and RDS recover from a failed transport by themselves: the
+# NVMe host resets its controller and connects again, the NFS client makes
+# a new connection and sends its RPCs again, RDS drops the connection,
+# makes a new one and resends what was not acknowledged.  The data then
+# arrives right in the end, and the transport fault that caused it goes
+# unseen.  So a group that runs them defines
+# "t_group_check() { ulp_recovery_check; }", which the runner calls in the
+# test's own process once the test function has returned: any recovery
+# since the test began fails the test, unless the test declared that it
+# causes it (ULP_ALLOW).  The NFS client logs none of its reconnects;
+# nfs_recovery_check reads them from the mount's statistics before the
+# unmount.  (tests/groups/srp.sh counts ib_srp's recoveries itself.)
+#
+# ULP_ALLOW: "KIND=N ..." (at most N) or "KIND=any", set by a test that
+# causes recoveries, with a comment saying why.  The kinds, from the
+# messages and counters of Linux 6.1 (drivers/nvme/host/rdma.c and core.c,
+# drivers/nvme/target/core.c and rdma.c, net/sunrpc, net/rds):
+#   nvme_error_recovery   host: "starting error recovery", its queues torn
+#                         down after a failed work request, a disconnect,
+#                         a bad response or a timeout
+#   nvme_timeout          host: "I/O N QID N timeout", a command (the
+#                         keep-alive too: QID 0) went unanswered
+#   nvme_reset            host: a controller set up again, a "creating N
+#                         I/O queues" beyond one per "new ctrl": after an
+#                         error recovery, or a reset (reset_controller,
+#                         "nvme reset"), which logs nothing else
+#   nvme_reconnect_failed host: "Failed reconnect attempt N"
+#   nvme_connect_error    host: a queue that did not connect ("Connect
+#                         rejected", "rdma connection establishment
+#                         failed", "failed to connect queue", ...)
+#   nvme_error            host: the rest of what it logs on the way to a
+#                         recovery (a work request "failed with status",
+#                         a bad command ID or remote invalidation, a failed
+#                         keep-alive, failfast expiry, a reset due to AER)
+#   nvmet_error           target: a keep-alive timer expired, a
+#                         controller's fatal error, a work request failed,
+#                         a QP event, a queue that failed to connect
+#   nfs_not_responding    client: "server ... not responding" (RPC timeouts)
+#   nfs_reconnect         client (nfs_recovery_check): the transport's
+#                         connect_count beyond its first connection
+#   nfs_retransmit        client (nfs_recovery_check): RPCs sent more than
+#                         once (per operation, "trans" beyond "ops")
+#   nfs_rpc_timeout       client (nfs_recovery_check): RPC timeouts
+#   nfs_bad_reply         client (nfs_recovery_check): replies matching no
+#                         request (bad_xids) or malformed
+#   rds_conn_reset        RDS's conn_reset counter (sroce_rds_test
+#                         --counters), since rds was loaded: connections
+#                         shut down after an error (each is made again)
+#   rds_error             RDS's lines on a connection it drops ("RDS/IB:
+#                         ... disconnecting and reconnecting", "RDS/RDMA:
+#                         conn ... rejected, dropping connection", ...)
+ULP_ALLOW=
+
+# ulp_kmsg_events: "event KIND N" for each kind above seen in the kernel
+# log since this test's begin marker (_t_run_one), and "line TEXT" for each
+# line counted; "lost ..." if the log no longer holds the marker (nothing
+# could be counted).
+ulp_kmsg_events() {
+	dmesg | awk -v mark="sroce-test: begin $SROCE_GROUP/$SROCE_TEST" '
+	function count(kind) { n[kind]++; print "line " $0 }
+	!on {
+		on = length($0) >= length(mark) &&
+			substr($0, length($0) - length(mark) + 1) == mark
+		next
+	}
+	/ nvme nvme[0-9]+: starting error recovery/ { count("nvme_error_recovery"); next }
+	/ nvme nvme[0-9]+: I\/O [0-9]+ QID [0-9]+ timeout/ { count("nvme_timeout"); next }
+	/ nvme nvme[0-9]+: creating [0-9]+ I\/O queues/ { setups++; next }
+	/ nvme nvme[0-9]+: new ctrl: NQN/ { news++; next }
+	/ nvme nvme[0-9]+: Failed reconnect attempt/ { count("nvme_reconnect_failed"); next }
+	/ nvme nvme[0-9]+: (Connect rejected|rdma connection establishment failed|failed to connect queue|rdma_resolve_addr failed|rdma_resolve_route failed|rdma_connect_locked failed|failed to create CM ID)/ {
+		count("nvme_connect_error"); next
+	}
+	/ nvme nvme[0-9]+: (.* failed with (status|error code)|got bad command_id|Bogus remote invalidation|Queueing INV WR|Unexpected nvme completion length|Unexpected RDMA CM event|keep-alive failed|failed nvme_keep_alive_end_io|failfast expired|resetting controller due to AER)/ {
+		count("nvme_error"); next
+	}
+	/ nvmet: ctrl [0-9]+ (keep-alive timer .* expired|fatal error occurred)| nvmet_rdma: (.*failed with status|received IB QP event|failed to connect queue|sending cmd response failed|post_recv cmd failed|Ctrl Fatal Error)/ {
+		count("nvmet_error"); next
+	}
+	/: server .* not responding/ { count("nfs_not_responding"); next }
+	/(^|\] )RDS(\/IB|\/RDMA)?: / && !/ conn connected <|: added$/ { count("rds_error"); next }
+	END {
+		if (!on)
+			print "lost the kernel log line \"" mark "\""
+		if (setups > news)
+			n["nvme_reset"] = setups - news
+		split("nvme_error_recovery nvme_timeout nvme_reset nvme_reconnect_failed " \
+		      "nvme_connect_error nvme_error nvmet_error nfs_not_responding rds_error", k)
+		for (i = 1; i in k; i++)
+			print "event " k[i] " " n[k[i]] + 0
+	}'
+}
+
+# ulp_rds_events: "event rds_conn_reset N" from RDS's counters, if rds
+# is loaded.
+ulp_rds_events() {
+	[ -d /sys/module/rds ] || return 0
+	"$SROCE_PROGS/sroce_rds_test" --counters |
+		awk '$1 == "conn_reset" { print "event rds_conn_reset " $2; found = 1 }
+			END { if (!found) print "lost RDS'"'"'s counter conn_reset" }'
+}
+
+# ulp_allowed KIND: ULP_ALLOWED becomes what ULP_ALLOW allows of KIND (a
+# number, or "any").  (Builtins only, as in ulp_judge: under emulation
+# every process costs a fifth of a second, after every test.)
+ulp_allowed() {
+	local a
+	ULP_ALLOWED=0
+	for a in $ULP_ALLOW; do
+		[ "${a%%=*}" = "$1" ] && ULP_ALLOWED=${a#*=}
+	done
+	return 0
+}
+
+# ulp_judge: "event KIND N", "line TEXT" (a kernel log line counted),
+# "note TEXT" and "lost WHAT" lines on stdin; every event is logged with
+# the lines that counted it, and the test fails if one is beyond what
+# ULP_ALLOW allows, or if what had to be read was not there.
+ulp_judge() {
+	local line kind n lost='' seen='' over=''
+	while IFS= read -r line; do
+		case $line in
+		"line "*) echo "kernel log: ${line#line }" ;;
+		"note "*) log "${line#note }" ;;
+		"lost "*) lost=${line#lost } ;;
+		"event "*)
+			read -r kind n <<<"${line#event }"
+			[ "${n:-0}" -gt 0 ] || continue
+			seen=1
+			ulp_allowed "$kind"
+			log "transport recovery: $kind $n (the test allows $ULP_ALLOWED)"
+			[ "$ULP_ALLOWED" = any ] || [ "$n" -le "$ULP_ALLOWED" ] ||
+				over+="${over:+, }$kind $n"
+			;;
+		esac
+	done
+	[ -z "$lost" ] || fail "cannot count transport recoveries: $lost is gone"
+	[ -n "$seen" ] || log "transport recovery: none"
+	[ -z "$over" ] || fail "transport recovery the test did not cause: $over"
+}
+
+# ulp_recovery_check: the kernel ULPs' recoveries since the test began
+# (kernel log, RDS's counters) against ULP_ALLOW; a group's t_group_check.
+ulp_recovery_check() {
+	{ ulp_kmsg_events; ulp_rds_events; } | ulp_judge
+}
+
+# nfs_recovery_check MOUNTPOINT: the NFS client's transport recoveries on
+# the mount, from /proc/self/mountstats (xprtrdma logs none), against
+# ULP_ALLOW.  Before the unmount, which takes the statistics away; a
+# STATFS first (never cached), so that a connection lost after the last
+# RPC must be made again before they are read.
+nfs_recovery_check() {
+	local stats
+	stat -f "$1" >/dev/null
+	stats=$(awk -v mnt="$1" '
+		$1 == "device" { on = $5 == mnt; ops = 0; next }
+		!on { next }
+		$1 == "xprt:" && $2 == "rdma" { xprts++; conns += $5; bad += $10 + $22; next }
+		/per-op statistics/ { ops = 1; next }
+		ops && $1 ~ /:$/ && NF >= 4 { rpcs += $2; retrans += $3 - $2; tmo += $4 }
+		END {
+			if (!xprts)
+				print "lost the RDMA transport in the statistics of " mnt
+			print "event nfs_reconnect " conns - xprts
+			print "event nfs_retransmit " retrans + 0
+			print "event nfs_rpc_timeout " tmo + 0
+			print "event nfs_bad_reply " bad + 0
+			print "note " mnt ": " xprts + 0 " RDMA transport(s), " rpcs + 0 " RPCs"
+		}' /proc/self/mountstats)
+	ulp_judge <<<"$stats"
+}
+
 # --- reset between tests -----------------------------------------------------
 
 # t_reset: bring the machine back to its state before the first test:
@@ -528,7 +705,9 @@ _t_run_one() {
 	t_in_guest && echo "sroce-test: begin $SROCE_GROUP/$name" >/dev/kmsg
 	echo "=== $SROCE_GROUP/$name" >>"$glog"
 	SROCE_T_SKIPS=$skips timeout -k 10 "$SROCE_TEST_TIMEOUT" bash -c \
-		'SROCE_T_CHILD=1; . "$0"; set -eo pipefail; "$1"' "$SROCE_GROUP_SCRIPT" "$fn" \
+		'SROCE_T_CHILD=1 SROCE_TEST=${1#test_}; . "$0"; set -eo pipefail; "$1"
+		if declare -F t_group_check >/dev/null; then t_group_check; fi' \
+		"$SROCE_GROUP_SCRIPT" "$fn" \
 		>>"$glog" 2>&1 </dev/null
 	rc=$?
 	msg=$(tail -n "+$first" "$glog" | grep -E '^(FAIL|SKIP): ')

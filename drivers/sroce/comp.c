@@ -505,6 +505,7 @@ void sroce_comp_rcv(struct sroce_pkt *pkt)
 		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QP_TYPE);
 		return;
 	}
+	sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	after = qp->dead ? -EINVAL : sroce_comp_dispatch(qp, pkt);
 	if (after < 0) {

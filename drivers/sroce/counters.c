@@ -33,6 +33,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RX_DROP_SEQ] = { .name = "rx_drop_seq" },
 	[SROCE_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
 	[SROCE_CNT_RX_UD_RECV] = { .name = "rx_ud_recv" },
+	[SROCE_CNT_RX_RC_UC_PACKETS] = { .name = "rx_rc_uc_packets" },
 	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
 	[SROCE_CNT_TX_ERRORS] = { .name = "tx_errors" },
 	[SROCE_CNT_RETRANSMITS] = { .name = "retransmits" },

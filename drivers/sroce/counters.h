@@ -61,6 +61,12 @@ struct sroce_dev;
  *	is the one RoCE NICs give the reaction point's count)
  * @SROCE_CNT_RX_UD_RECV: UD datagrams that consumed a receive WQE (one per
  *	attached QP for multicast), with a successful or an error completion
+ * @SROCE_CNT_RX_RC_UC_PACKETS: RC and UC packets that passed every check of
+ *	the receive path and reached their QP's responder or completer,
+ *	whatever became of them there (used, or counted in rx_drop_dup,
+ *	rx_drop_seq, rx_drop_uc, rx_drop_no_recv, rx_drop_resp, rx_drop_gap,
+ *	rx_dup_resp or a NAK's counter); a packet the receive path drops
+ *	(rx_drop_*, including a responder's QP being destroyed) is not here
  * @SROCE_CNT_TX_PACKETS: packets sent
  * @SROCE_CNT_TX_ERRORS: packets that could not be sent (no route, no memory)
  * @SROCE_CNT_RETRANSMITS: go-back-N retransmissions started
@@ -79,7 +85,10 @@ struct sroce_dev;
  *
  * Every packet sroce drops is counted where it is dropped: in an rx_drop_*
  * counter, rx_dup_resp, or, for an RC request it refuses with a NAK, in
- * the NAK's counter; a CNP it takes no action on in rp_cnp_ignored.
+ * the NAK's counter; a CNP it takes no action on in rp_cnp_ignored.  So
+ * every datagram in rx_packets ends in exactly one of the receive path's
+ * drop counters, rp_cnp_ignored, rx_drop_qkey, rx_drop_no_recv, rx_ud_recv
+ * or rx_rc_uc_packets (a multicast datagram in one of them per attached QP).
  */
 enum sroce_counter {
 	SROCE_CNT_RX_PACKETS,
@@ -105,6 +114,7 @@ enum sroce_counter {
 	SROCE_CNT_RX_DROP_SEQ,
 	SROCE_CNT_RP_CNP_IGNORED,
 	SROCE_CNT_RX_UD_RECV,
+	SROCE_CNT_RX_RC_UC_PACKETS,
 	SROCE_CNT_TX_PACKETS,
 	SROCE_CNT_TX_ERRORS,
 	SROCE_CNT_RETRANSMITS,

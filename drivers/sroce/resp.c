@@ -868,9 +868,11 @@ void sroce_resp_rcv(struct sroce_pkt *pkt)
 	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
+		sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
 		sroce_resp_rc(qp, pkt, &out);
 		break;
 	case IB_QPT_UC:
+		sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
 		sroce_resp_uc(qp, pkt);
 		break;
 	default:

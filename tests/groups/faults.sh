@@ -34,6 +34,10 @@ RDMA_TOOL_TIMEOUT=600
 FAULT_CASES=send,send_imm,send_sge,send_unsignaled,rdma_write,rdma_write_imm,rdma_read,rdma_read_sge,atomic_cas,atomic_faa,wr_api,fill_sq,many_qps
 
 t_group_reset() { nvme_reset; }
+# The RC transport resends what the wire loses; nothing of it may reach
+# NVMe-oF (test_nvme): no controller reset, reconnect or timeout
+# (tests/lib.sh).  The other tests run no kernel ULP.
+t_group_check() { ulp_recovery_check; }
 
 # impair DEV NS SPEC...: netem SPEC on DEV's egress (NS: its namespace, or
 # "-" for the initial one), DEV's neighbours pinned first.  The queue is

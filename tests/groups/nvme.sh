@@ -22,6 +22,9 @@
 
 # Everything the tests build, torn down before the device goes.
 t_group_reset() { nvme_reset; }
+# No controller reset, reconnect or timeout the test did not cause
+# (tests/lib.sh): nvme-rdma would hide a transport fault behind them.
+t_group_check() { ulp_recovery_check; }
 
 # --- tests -------------------------------------------------------------------
 
@@ -84,6 +87,14 @@ test_port_removal() {
 		--verify_fatal=1 --do_verify=1 --output=/tmp/fio-removal.log &
 	fio_pid=$!
 	sleep 2
+	# The recovery this test causes, and no other: one error recovery
+	# when the port goes (the target disconnects every queue), reconnect
+	# attempts refused while it is away ("Connect rejected", "rdma
+	# connection establishment failed", "Failed reconnect attempt N": as
+	# many as fit in its absence), and the controller set up again once.
+	# No command may time out, no work request fail, and the target log
+	# no error (tests/lib.sh, ULP_ALLOW).
+	ULP_ALLOW="nvme_error_recovery=1 nvme_reset=1 nvme_reconnect_failed=any nvme_connect_error=any"
 	run port_unlink
 	wait_for 60 eval '! ctrl_state_is live'
 	log "host controller: $(cat "/sys/class/nvme/$(host_ctrl)/state")"

@@ -44,6 +44,10 @@ TD_N=$SROCE_TEARDOWN_ITERS
 TD_MIDWAY=0.3
 
 t_group_reset() { nvme_reset; }
+# test_nvme_disconnect disconnects the host, which is no recovery: every
+# controller reset, reconnect or timeout fails it (tests/lib.sh).  The
+# other tests run no kernel ULP.
+t_group_check() { ulp_recovery_check; }
 
 # --- builtin-only helpers ------------------------------------------------------
 

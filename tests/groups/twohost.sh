@@ -139,6 +139,11 @@ nvme_fio() {
 	fi
 }
 
+# No NVMe-oF controller reset, reconnect or timeout in either guest
+# (tests/lib.sh), the netem test's included: the RC transport resends what
+# the wire loses.  The other tests run no kernel ULP.
+t_group_check() { ulp_recovery_check; }
+
 pair_group_cleanup() {
 	nvme_reset
 	tc qdisc del dev eth0 root 2>/dev/null || true

@@ -3,6 +3,7 @@
  * sroce_rds_test - exchange verified messages over RDS on RDMA (rds_rdma).
  *
  *   sroce_rds_test ADDR_A ADDR_B [COUNT]
+ *   sroce_rds_test --counters
  *
  * Two AF_RDS sockets in one process, A bound to ADDR_A and B to ADDR_B,
  * both forced onto the InfiniBand/RoCE transport (SO_RDS_TRANSPORT), so the
@@ -11,12 +12,17 @@
  * with its own pattern; B checks the sender, the size and every byte, and
  * sends it back; A checks the echo.  Prints "rds: N messages, M bytes,
  * verified" on success; exits 1 with "FAIL: ..." otherwise.
+ *
+ * --counters prints RDS's counters (RDS_INFO_COUNTERS: the core's, then
+ * those of each loaded transport), one "name value" a line, as rds-info -c
+ * would: the test groups read conn_reset from it (tests/lib.sh).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <linux/rds.h>
 
 #include "common.h"
@@ -139,6 +145,38 @@ static void check(const char *who, unsigned int seq, const uint8_t *got,
 			die("%s: message %u differs at byte %zu", who, seq, i);
 }
 
+/* Print RDS's counters, one "name value" a line. */
+static void print_counters(void)
+{
+	struct rds_info_counter *c;
+	socklen_t len = 0;
+	int fd, each, i;
+
+	fd = socket(AF_RDS, SOCK_SEQPACKET, 0);
+	if (fd < 0)
+		die("socket(AF_RDS): %s (is rds loaded?)", strerror(errno));
+	/* A length of 0 asks for the length needed (ENOSPC). */
+	if (getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, NULL, &len) >= 0 ||
+	    errno != ENOSPC)
+		die("RDS_INFO_COUNTERS: no length (%s)", strerror(errno));
+	/* Room for counters a transport loaded since then may add. */
+	len += 64 * sizeof(*c);
+	c = malloc(len);
+	if (!c)
+		die("no memory");
+	each = getsockopt(fd, SOL_RDS, RDS_INFO_COUNTERS, c, &len);
+	if (each < 0)
+		die("RDS_INFO_COUNTERS: %s", strerror(errno));
+	if ((size_t)each != sizeof(*c))
+		die("RDS_INFO_COUNTERS: items of %d bytes, expected %zu", each,
+		    sizeof(*c));
+	for (i = 0; i < (int)(len / sizeof(*c)); i++)
+		printf("%.*s %llu\n", (int)sizeof(c[i].name), c[i].name,
+		       (unsigned long long)c[i].value);
+	free(c);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sa, sb;
@@ -148,8 +186,12 @@ int main(int argc, char **argv)
 	size_t len, n;
 	int a, b;
 
+	if (argc == 2 && !strcmp(argv[1], "--counters")) {
+		print_counters();
+		return 0;
+	}
 	if (argc < 3 || argc > 4)
-		die("usage: %s ADDR_A ADDR_B [COUNT]", argv[0]);
+		die("usage: %s ADDR_A ADDR_B [COUNT] | --counters", argv[0]);
 	if (argc == 4)
 		count = (unsigned int)strtoul(argv[3], NULL, 0);
 	want = malloc(MAX_MSG);
