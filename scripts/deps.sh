@@ -4,8 +4,29 @@
 # Install, from Debian's archive, what building and testing sroce needs.
 # Does nothing when everything is present, so every make target can call it.
 #
-# usage: deps.sh [--check]     --check: only report what is missing
+# usage: deps.sh [--check] [--packaging] [KVER...]
+#   --check      only report what is missing
+#   --packaging  also what building the Debian packages and their test
+#                need (make packages, make check-packages)
+#   KVER     a kernel to build for and boot in the guest besides Debian's
+#            default one: its image and headers, and pahole (dwarves) for
+#            its BTF.  A release Debian 12's own suites do not carry
+#            (6.12.95+deb12-amd64, Debian 13's series) comes from
+#            bookworm-backports, which is then added to apt's sources.
+#            Apt's default pinning (backports at priority 100) is kept:
+#            nothing else is upgraded from there, and 6.1 stays the
+#            default kernel (scripts/kver.sh).
 set -euo pipefail
+
+check_only=0 packaging=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--check) check_only=1 ;;
+	--packaging) packaging=1 ;;
+	*) break ;;
+	esac
+	shift
+done
 
 pkgs=(
 	# build
@@ -27,6 +48,11 @@ pkgs=(
 	# make check-debug: building the debug kernel from linux-source-6.1
 	bc bison flex libelf-dev libssl-dev
 )
+[ "$packaging" = 0 ] ||
+	pkgs+=(debhelper dh-dkms dpkg-dev fakeroot debootstrap dkms)
+for k in "$@"; do
+	[ -z "$k" ] || pkgs+=("linux-image-$k" "linux-headers-$k" dwarves)
+done
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -37,7 +63,7 @@ for p in "${pkgs[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-if [ "${1:-}" = --check ]; then
+if [ "$check_only" = 1 ]; then
 	echo "missing packages: ${missing[*]}"
 	exit 1
 fi
@@ -46,7 +72,33 @@ if [ "$(id -u)" != 0 ]; then
 	echo "deps: run as root, or: sudo apt-get install ${missing[*]}" >&2
 	exit 1
 fi
+
+# candidate PACKAGE: succeeds if apt can install PACKAGE.
+candidate() {
+	apt-cache policy "$1" 2>/dev/null | grep -q '^ *Candidate: [^(]'
+}
+
+# A kernel the configured suites lack: add bookworm-backports (once).
+add_backports() {
+	local p lacking=
+	for p in "${missing[@]}"; do
+		case $p in
+		linux-image-* | linux-headers-*) candidate "$p" || lacking=$p ;;
+		esac
+	done
+	[ -n "$lacking" ] || return 0
+	grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/ &&
+		return 0
+	echo "deps: $lacking is not in the configured suites: adding bookworm-backports"
+	printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' \
+		'Suites: bookworm-backports' 'Components: main' \
+		'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+		>/etc/apt/sources.list.d/bookworm-backports.sources
+	apt-get update -q
+}
+
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
+add_backports
 apt-get install -y -q --no-install-recommends "${missing[@]}"

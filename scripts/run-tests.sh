@@ -30,8 +30,10 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-results=$root/build/test-results
-json=$root/build/test-results.json
+# SROCE_RESULTS_DIR: elsewhere than build/test-results (a second kernel's
+# run: scripts/check-kernel.sh); the JSON file is named after it.
+results=${SROCE_RESULTS_DIR:-$root/build/test-results}
+json=$results.json
 guest_timeout=${SROCE_GUEST_TIMEOUT:-5400}
 # SROCE_DEADLINE (seconds since the epoch; .ci/run sets it shortly before
 # CI's own limit): no guest runs past it, and a test it cuts short or a
@@ -179,7 +181,7 @@ forward_env() {
 	local v
 	for v in $(compgen -e | grep '^SROCE_'); do
 		case $v in
-		SROCE_ROOT|SROCE_RESULTS|SROCE_TESTS) ;;
+		SROCE_ROOT|SROCE_RESULTS|SROCE_RESULTS_DIR|SROCE_TESTS) ;;
 		*) printf 'export %s=%q\n' "$v" "${!v}" ;;
 		esac
 	done
@@ -243,7 +245,7 @@ EOF
 	if [ ${#left[@]} -eq 0 ]; then
 		# tests/guest-main.sh exits 0 when it ran to its end.
 		[ "$rc" = 0 ] ||
-			record FAIL guest job "the guest's job exited with status $rc after every group had finished (build/test-results/job.log)"
+			record FAIL guest job "the guest's job exited with status $rc after every group had finished ($results/job.log)"
 		return 0
 	fi
 
@@ -260,7 +262,7 @@ EOF
 	fi
 	case $rc in
 	124) record FAIL "$g" "${cur:-guest}" "$(timed_out "$t")$where" ;;
-	*) record FAIL "$g" "${cur:-guest}" "guest died$where (${last:-see build/test-results/console-all.log})" ;;
+	*) record FAIL "$g" "${cur:-guest}" "guest died$where (${last:-see $results/console-all.log})" ;;
 	esac
 	broken=1
 	# Carry on with the groups after it in a fresh guest.

@@ -30,13 +30,17 @@ export SROCE_ROOT SROCE_RESULTS
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mkdir -p "$SROCE_RESULTS"
 
-SROCE_KO=$SROCE_ROOT/drivers/sroce/sroce.ko
-SROCE_KVERBS_KO=$SROCE_ROOT/tests/kmod/sroce_kverbs_test.ko
-SROCE_KWR_KO=$SROCE_ROOT/tests/kmod/sroce_kwr_test.ko
+# The kernel modules: built in the source tree, or for a second kernel in
+# a copy of it (SROCE_KO_TREE: scripts/check-kernel.sh).
+SROCE_KO=${SROCE_KO_TREE:-$SROCE_ROOT}/drivers/sroce/sroce.ko
+SROCE_KVERBS_KO=${SROCE_KO_TREE:-$SROCE_ROOT}/tests/kmod/sroce_kverbs_test.ko
+SROCE_KWR_KO=${SROCE_KO_TREE:-$SROCE_ROOT}/tests/kmod/sroce_kwr_test.ko
 SROCE_PROGS=$SROCE_ROOT/tests/progs
 SROCE_DEBUGFS=/sys/kernel/debug/sroce
-# The uninstalled provider, for every ibverbs program the tests run.
-export RDMAV_DRIVERS=$SROCE_ROOT/userspace-provider/libsroce
+# The uninstalled provider, for every ibverbs program the tests run; one
+# built against another rdma-core for a guest booted from another root
+# (SROCE_PROVIDER: scripts/check-trixie.sh).
+export RDMAV_DRIVERS=${SROCE_PROVIDER:-$SROCE_ROOT/userspace-provider/libsroce}
 # Kernel log lines that fail whatever test was running.
 SROCE_BAD_KMSG='WARNING:|BUG:|Oops|general protection|Call Trace|RIP:|KASAN|UBSAN|kmemleak|refcount_t|[Ll]eak|hung_task|blocked for more than|soft lockup|hard LOCKUP|rcu.*stall|list_(add|del) corruption|Kernel panic|unreferenced object|Bad page'
 

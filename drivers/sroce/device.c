@@ -281,10 +281,10 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
-	.reg_user_mr = sroce_reg_user_mr,
+	.reg_user_mr = sroce_reg_user_mr_op,
 	.rereg_user_mr = sroce_rereg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
-	.resize_cq = sroce_resize_cq,
+	SROCE_OP_RESIZE_CQ,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
@@ -397,14 +397,8 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	return sdev;
 }
 
-static int sroce_dev_check_name(const char *ibdev_name)
+static int sroce_dev_name_in_use(const char *ibdev_name)
 {
-	struct ib_device *other;
-
-	other = ib_device_get_by_name(ibdev_name, RDMA_DRIVER_UNKNOWN);
-	if (!other)
-		return 0;
-	ib_device_put(other);
 	pr_info_ratelimited("%s: name already in use\n", ibdev_name);
 	return -EEXIST;
 }
@@ -427,9 +421,8 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	bool bound;
 	int err;
 
-	err = sroce_dev_check_name(ibdev_name);
-	if (err)
-		return err;
+	if (sroce_ib_name_taken(ibdev_name))
+		return sroce_dev_name_in_use(ibdev_name);
 	sdev = sroce_dev_alloc(ndev);
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
@@ -445,6 +438,9 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
 	if (err) {
 		put_device(&sdev->ibdev.dev);
+		/* The name was taken meanwhile, or could not be looked up. */
+		if (err == -ENFILE)
+			err = sroce_dev_name_in_use(ibdev_name);
 		goto err_dealloc;
 	}
 	bound = sroce_net_mark_registered(sdev);

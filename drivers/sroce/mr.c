@@ -91,7 +91,7 @@ static int sroce_mr_pin(struct sroce_mr *mr, struct ib_device *ibdev,
 	struct sg_page_iter iter;
 	unsigned long i = 0;
 
-	mr->umem = ib_umem_get(ibdev, start, length, access);
+	mr->umem = sroce_umem_get(ibdev, start, length, access);
 	if (IS_ERR(mr->umem))
 		return PTR_ERR(mr->umem);
 	mr->npages = ib_umem_num_pages(mr->umem);

@@ -607,12 +607,12 @@ static int sroce_xmit4(struct net *net, struct net_device *ndev,
 	int err;
 	struct flowi4 fl4 = {
 		.flowi4_oif = av->ifindex ? av->ifindex : ndev->ifindex,
-		.flowi4_tos = RT_TOS(av->tos),
 		.flowi4_proto = IPPROTO_UDP,
 		.saddr = saddr,
 		.daddr = daddr,
 	};
 
+	sroce_flowi4_set_tos(&fl4, av->tos);
 	if (cache)
 		rt = dst_cache_get_ip4(cache, &saddr);
 	if (!rt) {

@@ -11,16 +11,24 @@
  * names the kernel version and the upstream change that moved the API, and
  * wraps it in an sroce_-named helper that the core files call instead.
  *
- * Supported: Linux 6.1 (Debian 12) first; 6.12 and 7.x kept compiling.
- * The floor is enforced once, by drivers/sroce/Kbuild.
+ * Supported: Linux 6.1 (Debian 12), 6.12 (Debian 13) and 7.x (built and
+ * booted up to 7.3: Documentation/testing.rst).  The floor is enforced
+ * once, by drivers/sroce/Kbuild.
  */
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
+#include <linux/err.h>
+#include <linux/limits.h>
 #include <linux/net.h>
 #include <linux/timer.h>
+#include <linux/types.h>
+#include <net/flow.h>
+#include <net/route.h>
 #include <net/sock.h>
 #include <net/udp_tunnel.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
 
 /*
  * 7.2 ("udp_tunnel: pass struct sock to setup_udp_tunnel_sock() and
@@ -81,5 +89,99 @@ static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
 #else
 #define sroce_timer_container(var, timer, field) from_timer(var, timer, field)
 #endif
+
+/*
+ * 6.17: ib_device_ops.reg_user_mr takes a DMA handle (for TLP processing
+ * hints) before the udata.  sroce allocates no DMA handles, so none can
+ * reach it; one that did would be refused.  device.c points the op at
+ * sroce_reg_user_mr_op.  Probe: SROCE_HAVE_REG_USER_MR_DMAH.
+ */
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+#ifdef SROCE_HAVE_REG_USER_MR_DMAH
+struct ib_dmah;
+static inline struct ib_mr *
+sroce_reg_user_mr_op(struct ib_pd *ibpd, u64 start, u64 length, u64 iova,
+		     int access, struct ib_dmah *dmah, struct ib_udata *udata)
+{
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
+	return sroce_reg_user_mr(ibpd, start, length, iova, access, udata);
+}
+#else
+#define sroce_reg_user_mr_op sroce_reg_user_mr
+#endif
+
+/*
+ * 7.1: the op that resizes a CQ is ib_device_ops.resize_user_cq, with an
+ * unsigned size; resize_cq is gone.  device.c sets the op with
+ * SROCE_OP_RESIZE_CQ.  Probe: SROCE_HAVE_RESIZE_USER_CQ.
+ */
+int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+#ifdef SROCE_HAVE_RESIZE_USER_CQ
+static inline int sroce_resize_user_cq(struct ib_cq *ibcq, unsigned int cqe,
+				       struct ib_udata *udata)
+{
+	if (cqe > INT_MAX)
+		return -EINVAL;
+	return sroce_resize_cq(ibcq, cqe, udata);
+}
+
+#define SROCE_OP_RESIZE_CQ .resize_user_cq = sroce_resize_user_cq
+#else
+#define SROCE_OP_RESIZE_CQ .resize_cq = sroce_resize_cq
+#endif
+
+/*
+ * 7.2 (umem moved into ib_core): user memory is pinned with
+ * ib_umem_get_va(), an inline over ib_umem_get_attr_or_va(); ib_umem_get()
+ * is gone.  Probe: SROCE_HAVE_UMEM_GET_VA.
+ */
+static inline struct ib_umem *sroce_umem_get(struct ib_device *ibdev,
+					     unsigned long addr, size_t size,
+					     int access)
+{
+#ifdef SROCE_HAVE_UMEM_GET_VA
+	return ib_umem_get_va(ibdev, addr, size, access);
+#else
+	return ib_umem_get(ibdev, addr, size, access);
+#endif
+}
+
+/*
+ * After 6.12 (7.3 has it): struct flowi4 carries the DSCP (flowi4_dscp)
+ * instead of the old TOS bits (flowi4_tos).  Each kernel gets the
+ * packet's traffic class in the form its own route lookups use.
+ * Probe: SROCE_HAVE_FLOWI4_DSCP.
+ */
+static inline void sroce_flowi4_set_tos(struct flowi4 *fl4, u8 tos)
+{
+#ifdef SROCE_HAVE_FLOWI4_DSCP
+	fl4->flowi4_dscp = inet_dsfield_to_dscp(tos);
+#else
+	fl4->flowi4_tos = RT_TOS(tos);
+#endif
+}
+
+/*
+ * ib_device_get_by_name() is neither declared nor exported by 7.3 (6.12
+ * has it).  Without it sroce cannot refuse a taken name before it sets a
+ * device up; ib_register_device() refuses it then (-ENFILE), which
+ * sroce_dev_newlink() reports as the name being in use either way.
+ * Probe: SROCE_HAVE_DEVICE_GET_BY_NAME.
+ */
+static inline bool sroce_ib_name_taken(const char *name)
+{
+#ifdef SROCE_HAVE_DEVICE_GET_BY_NAME
+	struct ib_device *other = ib_device_get_by_name(name,
+							RDMA_DRIVER_UNKNOWN);
+
+	if (other)
+		ib_device_put(other);
+	return other;
+#else
+	return false;
+#endif
+}
 
 #endif /* SROCE_COMPAT_H */

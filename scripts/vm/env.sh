@@ -7,16 +7,10 @@
 
 _sroce_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-# The guest runs the newest installed Debian kernel that also has headers
-# (sroce.ko must be built against exactly that ABI: CONFIG_MODVERSIONS).
-if [ -z "${SROCE_KVER:-}" ]; then
-	for _v in $(ls -1 /lib/modules 2>/dev/null | sort -rV); do
-		if [ -f "/boot/vmlinuz-$_v" ] && [ -d "/lib/modules/$_v/build" ]; then
-			SROCE_KVER=$_v
-			break
-		fi
-	done
-fi
+# The guest runs the kernel sroce is built for (make check KVER=...
+# exports it), by default Debian's default kernel (scripts/kver.sh: sroce.ko
+# must be built against exactly that ABI, CONFIG_MODVERSIONS).
+[ -n "${SROCE_KVER:-}" ] || SROCE_KVER=$("$_sroce_root/scripts/kver.sh" 2>/dev/null)
 : "${SROCE_KVER:?no kernel with image and headers installed (run scripts/deps.sh)}"
 : "${SROCE_VMLINUZ:=/boot/vmlinuz-$SROCE_KVER}"
 : "${SROCE_BUILD:=$_sroce_root/build}"

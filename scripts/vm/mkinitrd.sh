@@ -7,7 +7,8 @@
 #
 # usage: mkinitrd.sh KVER OUTPUT
 # SROCE_MODROOT: where the kernel's lib/modules tree is, when it is not the
-# host's (the debug kernel of "make check-debug": scripts/debug-kernel.sh).
+# host's (the debug kernel of "make check-debug": scripts/debug-kernel.sh;
+# a kernel of the root the guest boots from: SROCE_GUEST_ROOT).
 set -euo pipefail
 
 kver=$1
@@ -74,6 +75,13 @@ done
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=$cache hostroot /newroot ||
 	fail "cannot mount the host root over 9p"
 stage2=$src/scripts/vm/guest-stage2.sh
+# A root that is not the host's (SROCE_GUEST_ROOT: a Debian root under
+# build/) has no source tree of its own, only an empty directory where
+# the host has it: the source share goes there.
+if [ -n "$src" ] && [ ! -f "/newroot$stage2" ] && [ -d "/newroot$src" ]; then
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=$cache src "/newroot$src" ||
+		fail "cannot mount the source share"
+fi
 [ -n "$src" ] && [ -f "/newroot$stage2" ] || fail "no stage 2 at $stage2"
 umount /proc /sys /dev
 exec switch_root /newroot /bin/bash "$stage2"

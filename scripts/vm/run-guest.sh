@@ -32,7 +32,19 @@ done
 xfer=$(cd "$xfer" && pwd)
 rm -f "$xfer/job.rc" "$xfer/job.log" "$xfer/booted" "$xfer/console.log"
 
-"$here/mkinitrd.sh" "$SROCE_KVER" "$SROCE_INITRD.$$"
+# The guest's root: the host's, or another Debian root (SROCE_GUEST_ROOT,
+# e.g. build/trixie-root or the packaging test's), whose kernel modules
+# the initramfs takes; it needs an empty directory where the source tree
+# is (scripts/vm/mkinitrd.sh).
+guest_root=${SROCE_GUEST_ROOT:-/}
+if [ "$guest_root" != / ]; then
+	: "${SROCE_MODROOT:=$guest_root}"
+	# Its own modules are where the guest looks: no bind mount.
+	modmount=
+else
+	modmount=${SROCE_MODROOT:-}
+fi
+SROCE_MODROOT=${SROCE_MODROOT:-} "$here/mkinitrd.sh" "$SROCE_KVER" "$SROCE_INITRD.$$"
 mv "$SROCE_INITRD.$$" "$SROCE_INITRD"
 
 # The source tree, shared once more on its own: the guest mounts tmpfs over
@@ -55,7 +67,7 @@ cmdline+=" sroce.src=$src $append"
 [ -z "${SROCE_GUEST_APPEND:-}" ] || cmdline+=" $SROCE_GUEST_APPEND"
 # A kernel whose modules are not the host's (make check-debug): stage 2
 # mounts them over /lib/modules.
-[ -z "${SROCE_MODROOT:-}" ] || cmdline+=" sroce.modules=$SROCE_MODROOT/lib/modules"
+[ -z "$modmount" ] || cmdline+=" sroce.modules=$modmount/lib/modules"
 
 rc=0
 # shellcheck disable=SC2086 # qextra is a list of words on purpose
@@ -64,7 +76,7 @@ timeout --kill-after=10 "$timeout_s" \
 	-nodefaults -display none -no-reboot -monitor none \
 	-serial "file:$xfer/console.log" \
 	-kernel "$SROCE_VMLINUZ" -initrd "$SROCE_INITRD" -append "$cmdline" \
-	-fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+	-fsdev "local,id=hostroot,path=$guest_root,security_model=none,readonly=on,multidevs=remap" \
 	-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
 	-fsdev "local,id=xfer,path=$xfer,security_model=none" \
 	-device virtio-9p-pci,fsdev=xfer,mount_tag=xfer \

@@ -172,7 +172,8 @@ test_installed_provider() {
 		run mount -t overlay overlay -o "lowerdir=$d,upperdir=/tmp/ov$d/up,workdir=/tmp/ov$d/wk" "$d"
 	done
 	trap 'umount '"$libdir"' /etc/libibverbs.d 2>/dev/null' EXIT
-	run make -s -C "$SROCE_ROOT/userspace-provider" install
+	# The build that RDMAV_DRIVERS names (SROCE_PROVIDER's, if set).
+	run make -s -C "$(dirname "$RDMAV_DRIVERS")" install
 	topo_loopback
 	unset RDMAV_DRIVERS
 	run ibv_devinfo -d sroce0 | tee /tmp/info

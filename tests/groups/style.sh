@@ -10,7 +10,7 @@
 
 tools=$SROCE_ROOT/build/tools
 kernel_sources() {
-	(cd "$SROCE_ROOT" && ls drivers/sroce/*.[ch] include/sroce/*.h uapi/rdma/*.h tests/kmod/*.c |
+	(cd "$SROCE_ROOT" && ls drivers/sroce/*.[ch] include/sroce/*.h uapi/rdma/*.h tests/kmod/*.[ch] |
 		grep -v '\.mod\.c$')
 }
 

@@ -18,6 +18,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "kmod_dev.h"
+
 static char *dev = "sroce0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "sroce device to test");
@@ -182,7 +184,7 @@ static int __init sroce_kverbs_test_init(void)
 {
 	struct ib_device *ibdev;
 
-	ibdev = ib_device_get_by_name(dev, RDMA_DRIVER_UNKNOWN);
+	ibdev = kmod_dev_get(dev);
 	if (!ibdev) {
 		pr_err("device: FAIL no device %s\n", dev);
 		return -ENODEV;

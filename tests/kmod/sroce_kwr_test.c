@@ -28,6 +28,8 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
+#include "kmod_dev.h"
+
 static char *dev = "sroce0";
 module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "device of the requesting QP");
@@ -1292,8 +1294,7 @@ out:
 
 static struct ib_device *kwr_get_device(const char *name)
 {
-	struct ib_device *ibdev = ib_device_get_by_name(name,
-							RDMA_DRIVER_UNKNOWN);
+	struct ib_device *ibdev = kmod_dev_get(name);
 
 	if (!ibdev) {
 		pr_err("device: FAIL no device %s\n", name);

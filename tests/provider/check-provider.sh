@@ -23,7 +23,12 @@
 #     ring descriptions that break the ABI;
 #  6. datapath-test.c: post_send, post_recv, poll_cq, the ibv_cq_ex and
 #     ibv_wr_* APIs on memfd rings, WQEs decoded as the ABI header defines
-#     them, doorbells read back from a pipe.
+#     them, doorbells read back from a pipe;
+#  7. the build refuses an rdma-core outside the supported window with a
+#     message that says so: a version too new or too old, and a
+#     libibverbs (a stand-in built here) whose private ABI is another,
+#     each through the provider Makefile's check; SROCE_FORCE_RDMA_CORE=1
+#     overrides with a warning.
 #
 # Exit status: 0 all passed, 1 something failed, 4 skipped (tool missing).
 # Environment: CC (default cc) builds the test programs.
@@ -164,6 +169,45 @@ if "$CC" -std=gnu11 -Wall -Wextra -Werror -O2 -g \
 	fi
 else
 	fail "could not build datapath-test"
+fi
+
+# 7. The supported window, as "make" checks it before compiling.
+#    refuses WANT [VAR=VALUE...]: the check fails, saying WANT.
+refuses() {
+	want=$1
+	shift
+	if out=$(env "$@" make -s --no-print-directory -C "$provdir" rdma-core-check 2>&1); then
+		fail "built with $* (said: $(oneline "$out"))"
+	elif printf '%s\n' "$out" | grep -qF -- "$want"; then
+		pass "refuses $*: $(oneline "$out")"
+	else
+		fail "refused $* without saying '$want' (said: $(oneline "$out"))"
+	fi
+}
+refuses "rdma-core 57.0 (from RDMA_CORE_VERSION) is too new" RDMA_CORE_VERSION=57.0
+refuses "rdma-core 35.0 (from RDMA_CORE_VERSION) is too old" RDMA_CORE_VERSION=35.0
+if out=$(RDMA_CORE_VERSION=57.0 SROCE_FORCE_RDMA_CORE=1 \
+	make -s --no-print-directory -C "$provdir" rdma-core-check 2>&1) &&
+	printf '%s\n' "$out" | grep -q 'warning: .*too new.*unsupported'; then
+	pass "SROCE_FORCE_RDMA_CORE=1 builds outside the window, with a warning"
+else
+	fail "SROCE_FORCE_RDMA_CORE=1 (said: $(oneline "$out"))"
+fi
+#    A libibverbs of version 56.0 by its name whose private ABI is 57: the
+#    compiler the check asks for the library names the stand-in.
+mkdir -p "$tmp/fake"
+printf 'IBVERBS_PRIVATE_57 { global: sroce_fake; local: *; };\n' >"$tmp/fake/map"
+printf 'int sroce_fake(void);\nint sroce_fake(void) { return 0; }\n' >"$tmp/fake/fake.c"
+printf '#!/bin/sh\ncase "$1" in -print-file-name=libibverbs.so) echo %s ;; *) exec %s "$@" ;; esac\n' \
+	"$tmp/fake/libibverbs.so" "$CC" >"$tmp/fake/cc"
+chmod +x "$tmp/fake/cc"
+if "$CC" -shared -fPIC -Wl,--version-script="$tmp/fake/map" \
+	-o "$tmp/fake/libibverbs.so.1.14.56.0" "$tmp/fake/fake.c"; then
+	ln -sf libibverbs.so.1.14.56.0 "$tmp/fake/libibverbs.so"
+	refuses "exports private ABI '57' instead of IBVERBS_PRIVATE_34" \
+		CC="$tmp/fake/cc" PKG_CONFIG=false
+else
+	fail "could not build the stand-in libibverbs"
 fi
 
 if [ "$failures" -ne 0 ]; then
