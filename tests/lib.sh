@@ -182,7 +182,8 @@ expect_fail() {
 # wait_for SECONDS CMD...: poll CMD until it succeeds.  The caller's shell
 # expands CMD's words once, before the first try: CMD itself must read
 # what it waits for (a helper such as no_sroce_links or port_state_is,
-# not test "$(...)", which would test one reading over and over).
+# not test "$(...)", which would test one reading over and over).  CMD
+# must not call fail: that would end the test at the first try, silently.
 wait_for() {
 	local deadline=$((SECONDS + $1))
 	shift
@@ -218,6 +219,19 @@ sroce_object_count() { awk -v k="$1" '$1 == k { print $2 }' "$SROCE_DEBUGFS/obje
 # sroce_check_no_objects: every object kind is back to zero.
 sroce_check_no_objects() {
 	! objects_live || fail "objects left behind: $SROCE_LIVE"
+}
+
+# sroce_wait_no_objects SECONDS: every object kind is back to zero within
+# SECONDS (a device in a namespace being deleted goes in a work item of
+# the kernel's), or the test fails naming what is left.  Not wait_for with
+# sroce_check_no_objects: its fail would end the test at the first look,
+# its message thrown away with the predicate's output.
+sroce_wait_no_objects() {
+	local deadline=$((SECONDS + $1))
+	while objects_live; do
+		[ $SECONDS -lt $deadline ] || fail "objects left behind: $SROCE_LIVE"
+		sleep 0.2
+	done
 }
 
 # sroce_links: names of the RDMA devices named sroce* (every test device).

@@ -257,7 +257,7 @@ test_netns_device() {
 	run rmmod sroce_kverbs_test
 	run ip netns del sroce-h1
 	wait_for 20 no_sroce_links
-	wait_for 10 sroce_check_no_objects
+	sroce_wait_no_objects 10
 }
 
 test_two_hosts() {

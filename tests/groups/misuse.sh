@@ -182,7 +182,7 @@ test_kill9() {
 	objects_back "$before"
 	kmsg_quiet kill9
 	run rdma link delete sroce0
-	wait_for 30 sroce_check_no_objects
+	sroce_wait_no_objects 30
 	run rmmod sroce
 	! sroce_loaded || fail "sroce still loaded after rmmod"
 }
