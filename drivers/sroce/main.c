@@ -46,7 +46,8 @@ static int __init sroce_init(void)
 		err = -ENOMEM;
 		goto err_uninit_counters;
 	}
-	sroce_resp_wq = alloc_workqueue("sroce_resp", WQ_MEM_RECLAIM, 0);
+	sroce_resp_wq = alloc_workqueue("sroce_resp",
+					SROCE_WQ_PERCPU | WQ_MEM_RECLAIM, 0);
 	if (!sroce_resp_wq) {
 		err = -ENOMEM;
 		goto err_destroy_wq;

@@ -23,6 +23,7 @@
 #include <linux/net.h>
 #include <linux/timer.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 #include <net/flow.h>
 #include <net/route.h>
 #include <net/sock.h>
@@ -88,6 +89,19 @@ static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
 	timer_container_of(var, timer, field)
 #else
 #define sroce_timer_container(var, timer, field) from_timer(var, timer, field)
+#endif
+
+/*
+ * 6.17 ("workqueue: Add new WQ_PERCPU flag"): a workqueue says whether it
+ * is bound to CPUs, and 7.x (by 7.3) warns at alloc_workqueue() when it
+ * says neither WQ_PERCPU nor WQ_UNBOUND -- a panic under panic_on_warn.
+ * sroce_resp_wq is per-CPU (a response stream stays on the CPU that
+ * started it).  Probe: SROCE_HAVE_WQ_PERCPU.
+ */
+#ifdef SROCE_HAVE_WQ_PERCPU
+#define SROCE_WQ_PERCPU WQ_PERCPU
+#else
+#define SROCE_WQ_PERCPU 0
 #endif
 
 /*
