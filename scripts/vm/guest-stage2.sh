@@ -39,7 +39,10 @@ fi
 src=$(sed -n 's/.*sroce\.src=\([^ ]*\).*/\1/p' /proc/cmdline)
 cache=$(sed -n 's/.*sroce\.cache=\([^ ]*\).*/\1/p' /proc/cmdline)
 mkdir -p "$src" 2>/dev/null
-if ! mount -t 9p -o "trans=virtio,version=9p2000.L,ro,msize=262144,cache=${cache:-loose}" src "$src"; then
+# A root other than the host's (SROCE_GUEST_ROOT) got it from the initramfs
+# already, to find this script: one share mounts once.
+if ! mountpoint -q "$src" &&
+	! mount -t 9p -o "trans=virtio,version=9p2000.L,ro,msize=262144,cache=${cache:-loose}" src "$src"; then
 	echo "sroce-guest: cannot mount the source share at $src" >/dev/console
 	poweroff_now
 fi
