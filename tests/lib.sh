@@ -440,10 +440,13 @@ topo_wire_reset() {
 }
 
 # gid_sysfs ADDR: ADDR (IPv6 notation, ::ffff:a.b.c.d for IPv4) as sysfs
-# prints GIDs: eight groups of four hex digits.
+# prints GIDs: eight groups of four hex digits.  From the address's bytes:
+# Python 3.13 (Debian 13) writes the IPv4 tail of an IPv4-mapped address
+# as a dotted quad even when "exploded".
 gid_sysfs() {
 	python3 -c 'import ipaddress, sys
-print(":".join(ipaddress.ip_address(sys.argv[1]).exploded.split(":")))' "$1"
+h = ipaddress.ip_address(sys.argv[1]).packed.hex()
+print(":".join(h[i:i + 4] for i in range(0, 32, 4)))' "$1"
 }
 
 # gid_present DEV ADDR: the port's GID table holds ADDR as a RoCE v2 GID.
