@@ -533,7 +533,7 @@ static void sroce_dev_port_speed_update(struct sroce_dev *sdev,
 	u8 width;
 
 	ASSERT_RTNL();
-	if (!__ethtool_get_link_ksettings(ndev, &ks) &&
+	if (!sroce_get_link_ksettings(ndev, &ks) &&
 	    ks.base.speed != SPEED_UNKNOWN)
 		mbps = ks.base.speed;
 	sroce_speed_from_netdev(mbps, &speed, &width);
@@ -563,7 +563,8 @@ static void sroce_dev_port_event(struct sroce_dev *sdev,
  * state on a registered device raises IB_EVENT_PORT_ACTIVE or
  * IB_EVENT_PORT_ERR.  The active MTU and speed are refreshed every time.
  *
- * Context: Process context. Caller holds rtnl_lock and sroce_bind_lock.
+ * Context: Process context. Caller holds rtnl_lock, @ndev's instance lock
+ * where it has one (sroce_netdev_lock_ops()), and sroce_bind_lock.
  */
 void sroce_dev_port_update(struct sroce_dev *sdev, struct net_device *ndev)
 {

@@ -48,8 +48,10 @@ static unsigned int sroce_net_id __read_mostly;
  * sroce_bind_lock serialises binding and unbinding devices and netdevs, and
  * guards every write to the netdev table, sroce_dev.{ndev,snet,bound,
  * registered,port_state,active_mtu}.  Taken under rtnl_lock when both are
- * needed (the notifier runs with rtnl held); never held across calls into
- * ib_core that can block on device unregistration.
+ * needed (the notifier runs with rtnl held), and under the netdev's
+ * instance lock too where the kernel has one for it (6.15 and later; the
+ * notifier of such a netdev runs with it held); never held across calls
+ * into ib_core that can block on device unregistration.
  */
 DEFINE_MUTEX(sroce_bind_lock);
 
@@ -241,7 +243,8 @@ static int sroce_net_check_lower(struct net_device *ndev)
  * the device to the receive path.  The port state is initialised from the
  * netdev; no event is raised before registration.
  *
- * Context: Process context. Takes rtnl_lock and sroce_bind_lock.
+ * Context: Process context. Takes rtnl_lock, @ndev's instance lock where
+ * it has one, and sroce_bind_lock.
  * Return: 0, -ENODEV if @ndev is going away, -EPROTONOSUPPORT if it is not
  * Ethernet, -EEXIST if it already carries an sroce device, or the error
  * from opening UDP port 4791 (-EADDRINUSE if another driver holds it).
@@ -252,6 +255,8 @@ int sroce_net_bind(struct sroce_dev *sdev, struct net_device *ndev)
 	int err;
 
 	rtnl_lock();
+	/* The netdev notifier's order (include/sroce/compat.h). */
+	sroce_netdev_lock_ops(ndev);
 	mutex_lock(&sroce_bind_lock);
 	err = sroce_net_check_lower(ndev);
 	if (err)
@@ -272,6 +277,7 @@ int sroce_net_bind(struct sroce_dev *sdev, struct net_device *ndev)
 	sroce_dev_port_update(sdev, ndev);
 out_unlock:
 	mutex_unlock(&sroce_bind_lock);
+	sroce_netdev_unlock_ops(ndev);
 	rtnl_unlock();
 	return err;
 }

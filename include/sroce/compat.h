@@ -19,6 +19,7 @@
 #define SROCE_COMPAT_H
 
 #include <linux/err.h>
+#include <linux/ethtool.h>
 #include <linux/limits.h>
 #include <linux/net.h>
 #include <linux/timer.h>
@@ -90,6 +91,44 @@ static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
 #else
 #define sroce_timer_container(var, timer, field) from_timer(var, timer, field)
 #endif
+
+/*
+ * 6.15 added a per-netdev instance lock, taken for "ops-locked" netdevs
+ * (netdev_need_ops_lock()) inside rtnl_lock, and held around the netdev
+ * notifiers of such netdevs.  7.x's __ethtool_get_link_ksettings() takes
+ * that lock, or rtnl_lock for the others, itself: called from a netdev
+ * notifier it deadlocked on rtnl_lock (deleting the netdev of a link hung
+ * "ip" on 7.3).  netif_get_link_ksettings() is the form for callers that
+ * hold them, as sroce's do: the notifier, and sroce_net_bind(), which
+ * takes the instance lock between rtnl_lock and sroce_bind_lock, the
+ * notifier's order.  Probes: SROCE_HAVE_NETDEV_LOCK_OPS,
+ * SROCE_HAVE_NETIF_GET_LINK_KSETTINGS.
+ */
+#ifdef SROCE_HAVE_NETDEV_LOCK_OPS
+#include <net/netdev_lock.h>
+static inline void sroce_netdev_lock_ops(struct net_device *ndev)
+{
+	netdev_lock_ops(ndev);
+}
+
+static inline void sroce_netdev_unlock_ops(struct net_device *ndev)
+{
+	netdev_unlock_ops(ndev);
+}
+#else
+static inline void sroce_netdev_lock_ops(struct net_device *ndev) { }
+static inline void sroce_netdev_unlock_ops(struct net_device *ndev) { }
+#endif
+
+static inline int sroce_get_link_ksettings(struct net_device *ndev,
+					   struct ethtool_link_ksettings *ks)
+{
+#ifdef SROCE_HAVE_NETIF_GET_LINK_KSETTINGS
+	return netif_get_link_ksettings(ndev, ks);
+#else
+	return __ethtool_get_link_ksettings(ndev, ks);
+#endif
+}
 
 /*
  * 6.17 ("workqueue: Add new WQ_PERCPU flag"): a workqueue says whether it
