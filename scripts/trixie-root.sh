@@ -109,8 +109,16 @@ for k in "$k7" "$k612"; do
 			in_root apt-cache show "$p" >/dev/null 2>&1 && debs+=" $p"
 		done
 		rm -rf "$dir/tmp/kimg" && mkdir -p -m 777 "$dir/tmp/kimg"
-		in_root sh -c "cd /tmp/kimg && apt-get download -q $debs" 2>&1 |
-			grep -v 'unsandboxed as root' || true
+		# apt warns that it downloads as root: that line is dropped, a
+		# failed download is not.
+		if ! in_root sh -c "cd /tmp/kimg && apt-get download -q $debs" \
+			>"$dir/tmp/kimg.log" 2>&1; then
+			cat "$dir/tmp/kimg.log" >&2
+			echo "trixie-root: cannot download $debs" >&2
+			exit 1
+		fi
+		grep -v 'unsandboxed as root' "$dir/tmp/kimg.log" || true
+		rm -f "$dir/tmp/kimg.log"
 		for f in "$dir"/tmp/kimg/*.deb; do
 			# Into a merged-/usr root: keep /lib the symlink it is.
 			dpkg-deb --fsys-tarfile "$f" | tar -x --keep-directory-symlink -C "$dir"
