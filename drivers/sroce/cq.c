@@ -161,6 +161,20 @@ static u32 sroce_wc_flags_to_user(int flags)
 	       (flags & IB_WC_IP_CSUM_OK ? SROCE_WC_IP_CSUM_OK : 0);
 }
 
+/*
+ * The sl of a user CQE: for a datagram received, its RoCE packet type
+ * (enum sroce_wc_sl), which is what RoCE HCAs put there for userspace and
+ * what UCX reads; a kernel CQE has the type in network_hdr_type instead.
+ */
+static u8 sroce_wc_sl_to_user(const struct ib_wc *wc)
+{
+	if (!(wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE))
+		return 0;
+	return SROCE_WC_SL_UDP |
+	       (wc->network_hdr_type == RDMA_NETWORK_IPV4 ? SROCE_WC_SL_IPV4 :
+							    SROCE_WC_SL_IPV6);
+}
+
 static void sroce_cq_write(struct sroce_cq *cq, void *slot,
 			   const struct ib_wc *wc)
 {
@@ -181,6 +195,7 @@ static void sroce_cq_write(struct sroce_cq *cq, void *slot,
 	uwc->src_qp = wc->src_qp;
 	uwc->wc_flags = sroce_wc_flags_to_user(wc->wc_flags);
 	uwc->pkey_index = wc->pkey_index;
+	uwc->sl = sroce_wc_sl_to_user(wc);
 	uwc->port_num = SROCE_PORT;
 }
 

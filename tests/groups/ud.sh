@@ -10,6 +10,8 @@
 #
 # SROCE_RC_DEV_KIND=rxe aims the loopback tests at Linux's rdma_rxe instead
 # (tests/lib-rdma.sh): that is how these tests are proven.
+#
+# And UCX's ud_verbs transport, between two processes on one device.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rdma.sh"
 
@@ -32,7 +34,10 @@
 #   mcast            rxe delivers nothing to a multicast group's QPs on the
 #                    sending device itself (loopback on a dummy netdev;
 #                    observed: "200-byte datagram not received")
-RXE_UD_TEST_DEVIATIONS=privileged_qkey,too_big,mcast
+#   roce_type        rxe leaves a UD receive completion's sl at 0; RoCE
+#                    HCAs give userspace the packet type there (RoCEv2 over
+#                    IPv4: 0xa), and UCX's ud_verbs needs it (issue 20)
+RXE_UD_TEST_DEVIATIONS=privileged_qkey,too_big,mcast,roce_type
 
 # --- the libibverbs pingpongs -------------------------------------------------
 
@@ -181,6 +186,53 @@ test_uc_psn_gap() {
 	ud_cases -t uc_psn_gap -p 0x101
 	n1 tc -s filter show dev st-v1 egress | tee /tmp/tc
 	has 'Sent [0-9]+ bytes 1 pkt' </tmp/tc || fail "the filter did not drop exactly one packet"
+}
+
+# --- UCX's ud_verbs transport -----------------------------------------------------------
+#
+# UCX (Debian's ucx-utils, 1.13) over UD between two processes on one
+# device, with UCX's defaults but for the device (UCX_NET_DEVICES, and
+# ucx_perftest's -d and -x for UCT) and UCX_TLS=ud_verbs: UCT's ud_verbs
+# transport (am_lat, am_bw: UCX's UD transports have active messages only,
+# no put or get) and UCP's tag matching (tag_lat), over IPv4
+# and then IPv6 GIDs (UCX_IB_GID_INDEX; UCX's own choice is the IPv4 one).
+# UCX finds a datagram's destination GID in the 40 bytes before it by the
+# RoCE packet type in the receive completion's sl (sroce_ud_test's
+# roce_type): with sl 0 it dropped every datagram sent to an IPv4 GID and
+# the endpoint died after 30 s ("UD endpoint ... unhandled timeout error").
+# Each run must print its "Final:" line for every iteration, and sroce0's
+# rx_ud_recv must have moved by at least as much: it went over sroce.
+UCX_ITERS=1000
+
+# ucx_perf NAME ARGS...: ucx_perftest as server and as client (ARGS, the
+# test, go to the client, which hands them to the server).
+ucx_perf() {
+	local name=$1 before moved
+	shift
+	before=$(counter "$RDMA_DEV1" rx_ud_recv)
+	srv_start "ucx_$name" ucx_perftest -p 13337
+	srv_wait_tcp 13337
+	cli_run "ucx_$name" ucx_perftest -p 13337 "$@" -n "$UCX_ITERS" -w 100 "$RDMA_IP1"
+	srv_finish
+	grep -Eq "^Final: +$UCX_ITERS " "$CLI_LOG" || fail "ucx $name: no Final line for $UCX_ITERS iterations"
+	moved=$(($(counter "$RDMA_DEV1" rx_ud_recv) - before))
+	[ "$moved" -ge "$UCX_ITERS" ] || fail "ucx $name: rx_ud_recv moved by $moved only"
+}
+
+ucx_ud_tests() {
+	ucx_perf am_lat -d "$RDMA_DEV1:1" -x ud_verbs -t am_lat
+	ucx_perf am_bw -d "$RDMA_DEV1:1" -x ud_verbs -t am_bw
+	ucx_perf tag_lat -t tag_lat
+}
+
+test_ucx_ud_verbs() {
+	[ "$RDMA_KIND" = sroce ] || skip "rxe leaves sl 0: UCX's ud_verbs drops every datagram"
+	rdma_topo loopback
+	export UCX_NET_DEVICES=$RDMA_DEV1:1 UCX_TLS=ud_verbs
+	ucx_ud_tests
+	rdma_ipv6
+	export UCX_IB_GID_INDEX=$RDMA_GID1
+	ucx_ud_tests
 }
 
 # --- a VLAN lower device -----------------------------------------------------------

@@ -17,6 +17,12 @@
  *                   40 bytes of GRH (IPv4: 20 zero bytes and the IPv4
  *                   header), with IBV_WC_GRH, the sender's QPN and the
  *                   right length; the addresses in the GRH are the GIDs
+ *   roce_type       a datagram's receive completion carries in sl the
+ *                   RoCE packet type as RoCE HCAs give it to userspace
+ *                   (bit 3: RoCEv2, a UDP header; bits 2:0: 2 IPv4,
+ *                   1 IPv6): 0xa over IPv4, 0x9 over IPv6.  UCX's
+ *                   ud_verbs reads it to find the destination GID in the
+ *                   GRH area and drops every datagram where it finds none
  *   too_big         a send of path MTU + 1 bytes completes with
  *                   IBV_WC_LOC_LEN_ERR and nothing arrives
  *   qkey            a datagram with a Q_Key other than the receiver's is
@@ -323,6 +329,9 @@ static int check_grh(const uint8_t *grh, const union ibv_gid *src,
 	return 0;
 }
 
+/* The last completion expect_recv() took. */
+static struct ibv_wc last_recv;
+
 /* A receive completion on @e carrying @len bytes seeded @seed from @from. */
 static int expect_recv(struct ep *e, const struct ep *from, uint32_t len,
 		       uint8_t seed, const union ibv_gid *dgid)
@@ -348,6 +357,7 @@ static int expect_recv(struct ep *e, const struct ep *from, uint32_t len,
 		return failf("src_qp 0x%x, expected 0x%x", wc.src_qp, from->qp->qp_num);
 	if (wc.qp_num != e->qp->qp_num)
 		return failf("qp_num 0x%x, expected 0x%x", wc.qp_num, e->qp->qp_num);
+	last_recv = wc;
 	p = e->buf + wc.wr_id * SLOT;
 	if (check_grh(p, &from->s->gid, dgid))
 		return -1;
@@ -412,6 +422,24 @@ static int case_grh(struct pair *p)
 		    expect_send_done(&p->a, IBV_WC_SUCCESS) ||
 		    expect_recv(&p->b, &p->a, sizes[i], i, &sides[1].gid))
 			return -1;
+	}
+	return 0;
+}
+
+static int case_roce_type(struct pair *p)
+{
+	uint8_t want = gid_is_v4(&sides[0].gid) ? 0xa : 0x9;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (post_send(&p->a, p->ah, p->b.qp->qp_num, QKEY, 64, (uint8_t)i) ||
+		    expect_send_done(&p->a, IBV_WC_SUCCESS) ||
+		    expect_recv(&p->b, &p->a, 64, (uint8_t)i, &sides[1].gid))
+			return -1;
+		if (last_recv.sl != want)
+			return failf("sl 0x%x, expected 0x%x (RoCEv2 over %s)",
+				     last_recv.sl, want,
+				     gid_is_v4(&sides[0].gid) ? "IPv4" : "IPv6");
 	}
 	return 0;
 }
@@ -881,6 +909,7 @@ static const struct {
 	uint32_t qkey_a;	/* A's own Q_Key; B's is QKEY */
 } cases[] = {
 	{ "grh", case_grh, QKEY + 5 },
+	{ "roce_type", case_roce_type, QKEY + 5 },
 	{ "too_big", case_too_big, QKEY + 5 },
 	{ "qkey", case_qkey, QKEY + 5 },
 	{ "privileged_qkey", case_privileged_qkey, QKEY },

@@ -73,8 +73,9 @@
  * its scatter/gather list or inline data; a completion queue holds
  * struct ib_uverbs_wc (<rdma/ib_user_verbs.h>, the layout of struct ibv_wc)
  * whose opcode and status take the values of enum ibv_wc_opcode and enum
- * ibv_wc_status, and whose wc_flags take those of enum sroce_wc_flags
- * (numbered as enum ibv_wc_flags).
+ * ibv_wc_status, whose wc_flags take those of enum sroce_wc_flags
+ * (numbered as enum ibv_wc_flags), and whose sl, in UD receive completions,
+ * the RoCE packet type (enum sroce_wc_sl).
  *
  * Shared rings: ownership and memory order
  * ----------------------------------------
@@ -267,6 +268,25 @@ enum sroce_wc_flags {
 	SROCE_WC_WITH_IMM = 1 << 1,
 	SROCE_WC_IP_CSUM_OK = 1 << 2,
 	SROCE_WC_WITH_INV = 1 << 3,
+};
+
+/*
+ * The sl field of a UD receive completion (UD and the kernel's GSI QP)
+ * carries the received packet's RoCE type, as RoCE HCAs fill it for
+ * userspace: bits 2:0 the network header (SROCE_WC_SL_IPV6 or
+ * SROCE_WC_SL_IPV4), bit 3 (SROCE_WC_SL_UDP) set for RoCEv2, whose frames
+ * carry a UDP header; so 0xa for RoCEv2 over IPv4 and 0x9 over IPv6.  It
+ * says where the receiving GID is in the 40 bytes before the data: for
+ * IPv4 the IPv4 header fills the last 20 of them (the destination address
+ * is the last 4 bytes) and the first 20 are zero; for IPv6 the IPv6 header
+ * fills all 40.  UCX's ud_verbs transport, for one, drops a datagram whose
+ * destination it cannot find there.  Such completions always have
+ * SROCE_WC_GRH.  Other completions have sl 0.
+ */
+enum sroce_wc_sl {
+	SROCE_WC_SL_IPV6 = 0x1,
+	SROCE_WC_SL_IPV4 = 0x2,
+	SROCE_WC_SL_UDP = 0x8,
 };
 
 /* Flags of struct sroce_send_wqe, numbered as enum ibv_send_flags. */
