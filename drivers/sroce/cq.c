@@ -48,6 +48,18 @@ static int sroce_cq_check_size(int cqe)
 	return cqe >= 1 && cqe <= SROCE_MAX_CQE ? 0 : -EINVAL;
 }
 
+/*
+ * The ring of a CQ asked for @cqe entries: the power of two above @cqe.
+ * The CQ reports one entry less (3 for 2, 7 for 4: what RoCE HCAs and
+ * rdma_rxe report), and holds every slot.  Programs written against
+ * hardware size CQs loosely, a little under what they post, and rely on
+ * getting more than they asked for.
+ */
+static u32 sroce_cq_slots(int cqe)
+{
+	return roundup_pow_of_two(cqe + 1);
+}
+
 /**
  * sroce_create_cq() - ib_device_ops.create_cq
  * @ibcq: the CQ, allocated by the core
@@ -56,8 +68,8 @@ static int sroce_cq_check_size(int cqe)
  *	uverbs attribute bundle holding it (include/sroce/compat.h); NULL for a
  *	kernel CQ
  *
- * The CQ gets at least @attr->cqe entries, rounded up to a power of two;
- * ibcq->cqe reports how many.
+ * The CQ gets the power of two above @attr->cqe entries and reports one
+ * less in ibcq->cqe (sroce_cq_slots()).
  *
  * Context: Process context. May sleep.
  * Return: 0, -EINVAL for a bad size, -EOPNOTSUPP for flags, -ENOMEM past
@@ -92,12 +104,12 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	init_irq_work(&cq->notify_work, sroce_cq_notify_fn);
 	INIT_WORK(&cq->event_work, sroce_cq_event_fn);
-	slots = roundup_pow_of_two(attr->cqe);
+	slots = sroce_cq_slots(attr->cqe);
 	err = sroce_ring_alloc(&cq->ring, sroce_udata_uctx(udata), slots,
 			       sroce_cq_slot_size(cq->is_user), &resp.ring);
 	if (err)
 		goto err_dec_count;
-	ibcq->cqe = slots;
+	ibcq->cqe = slots - 1;
 	if (udata) {
 		err = sroce_udata_out(udata, &resp, sizeof(resp));
 		if (err)
@@ -302,15 +314,14 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 }
 
 /* Move the unconsumed entries of @cq into @ring, which then replaces it. */
-static int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_ring *ring,
-			      int cqe)
+static int sroce_cq_swap_ring(struct sroce_cq *cq, struct sroce_ring *ring)
 {
 	u32 cons = sroce_cq_cons(cq), i;
 	int count;
 
 	/* One reading of the consumer index, for the count and the copy. */
 	count = sroce_cq_count_from(cq, cons);
-	if (count < 0 || count > cqe)
+	if (count < 0 || count > ring->num_slots)
 		return -EINVAL;
 	for (i = 0; i < count; i++)
 		memcpy(sroce_ring_slot(ring, i),
@@ -348,7 +359,7 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	err = sroce_cq_check_size(cqe);
 	if (err)
 		return err;
-	slots = roundup_pow_of_two(cqe);
+	slots = sroce_cq_slots(cqe);
 	err = sroce_ring_alloc(&ring, sroce_udata_uctx(udata), slots,
 			       cq->ring.slot_size, &resp.ring);
 	if (err)
@@ -359,10 +370,10 @@ int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 			goto out_free;
 	}
 	spin_lock_irqsave(&cq->lock, flags);
-	err = sroce_cq_swap_ring(cq, &ring, slots);
+	err = sroce_cq_swap_ring(cq, &ring);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	if (!err)
-		ibcq->cqe = slots;
+		ibcq->cqe = slots - 1;
 out_free:
 	/* The old ring after a swap, the unused new one otherwise. */
 	sroce_ring_free(&ring);

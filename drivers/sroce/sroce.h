@@ -80,7 +80,8 @@ enum sroce_limits {
 	SROCE_MAX_SGE = 32,		/* SGEs per work request */
 	SROCE_MAX_INLINE = 512,		/* bytes of inline data */
 	SROCE_MAX_CQ = 1 << 16,		/* completion queues per device */
-	SROCE_MAX_CQE = 1 << 17,	/* entries per completion queue */
+	/* entries per completion queue: its ring has one slot more */
+	SROCE_MAX_CQE = (1 << 17) - 1,
 	SROCE_MAX_MR = 1 << 20,		/* memory regions per device */
 	SROCE_MAX_MW = 1 << 20,		/* memory windows per device */
 	SROCE_MAX_FR_PAGES = 512,	/* pages of a fast-registration MR */

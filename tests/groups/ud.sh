@@ -37,7 +37,11 @@
 #   roce_type        rxe leaves a UD receive completion's sl at 0; RoCE
 #                    HCAs give userspace the packet type there (RoCEv2 over
 #                    IPv4: 0xa), and UCX's ud_verbs needs it (issue 20)
-RXE_UD_TEST_DEVIATIONS=privileged_qkey,too_big,mcast,roce_type
+#   small_cq         not an IBTA matter: a CQ asked for 2 entries reports
+#                    3 on both, but rxe's ring of 4 holds 3 and loses the
+#                    4th completion; sroce's holds all 4 (issue 20: the
+#                    rdma_verbs manual's multicast example)
+RXE_UD_TEST_DEVIATIONS=privileged_qkey,too_big,mcast,roce_type,small_cq
 
 # --- the libibverbs pingpongs -------------------------------------------------
 

@@ -17,6 +17,9 @@
  *                    more SGEs or inline bytes than the QP's caps are
  *                    refused, posts at the caps deliver their data;
  *                    max_mr_size
+ *                    CQ sizes: a CQ asked for N entries reports the power
+ *                    of two above N, less one (1 for 1, 3 for 2, 7 for 4);
+ *                    one asked for max_cqe reports max_cqe
  *   overflow GID     a CQ smaller than the completions forced into it
  *                    raises IBV_EVENT_CQ_ERR
  *   memlock          RLIMIT_MEMLOCK (run without CAP_IPC_LOCK): a region
@@ -448,6 +451,28 @@ static void post_cases(uint32_t sge, uint32_t inl)
 	free(dst);
 }
 
+/* A CQ asked for N entries reports the power of two above N, less one. */
+static void cq_sizes(void)
+{
+	static const int ask[] = { 1, 2, 3, 4, 7, 8, 100 };
+	static const int want[] = { 1, 3, 3, 7, 7, 15, 127 };
+	const unsigned int n = sizeof(ask) / sizeof(ask[0]);
+	struct ibv_cq *c;
+	unsigned int i;
+	int got = 0;
+
+	for (i = 0; i < n; i++) {
+		c = ibv_create_cq(ctx, ask[i], NULL, NULL, 0);
+		got = c ? c->cqe : -errno;
+		if (c)
+			ibv_destroy_cq(c);
+		if (got != want[i])
+			break;
+	}
+	CHECK("cq_sizes", i == n, "a CQ asked for %d entries: %d, expected %d",
+	      ask[i < n ? i : 0], got, want[i < n ? i : 0]);
+}
+
 static void sizes(uint32_t max_inline)
 {
 	struct ibv_qp_cap cap = { .max_send_wr = 1, .max_recv_wr = 1,
@@ -478,10 +503,11 @@ static void sizes(uint32_t max_inline)
 	CHECK("max_cqe", !c && err == EINVAL, "%d entries: %s",
 	      dattr.max_cqe + 1, c ? "accepted" : strerror(err));
 	c = ibv_create_cq(ctx, dattr.max_cqe, NULL, NULL, 0);
-	CHECK("max_cqe", c && c->cqe >= dattr.max_cqe, "%d entries: %s",
-	      dattr.max_cqe, c ? "fewer granted" : strerror(errno));
+	CHECK("max_cqe", c && c->cqe == dattr.max_cqe, "%d entries: %s %d",
+	      dattr.max_cqe, c ? "granted" : strerror(errno), c ? c->cqe : 0);
 	if (c)
 		ibv_destroy_cq(c);
+	cq_sizes();
 
 	srq_case("max_srq_wr", (uint32_t)dattr.max_srq_wr + 1, 1, false);
 	srq_case("max_srq_wr", (uint32_t)dattr.max_srq_wr, 1, true);

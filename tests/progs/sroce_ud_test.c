@@ -23,6 +23,12 @@
  *                   1 IPv6): 0xa over IPv4, 0x9 over IPv6.  UCX's
  *                   ud_verbs reads it to find the destination GID in the
  *                   GRH area and drops every datagram where it finds none
+ *   small_cq        a CQ asked for 2 entries reports 3 (the power of two
+ *                   above, less one, as RoCE HCAs and rdma_rxe report)
+ *                   and holds 4 completions: B's UD QP on such a CQ gets
+ *                   4 datagrams into 4 receives before it polls, and every
+ *                   one completes, whole (the rdma_verbs manual's
+ *                   multicast example: a CQ of 2, 4 receives)
  *   too_big         a send of path MTU + 1 bytes completes with
  *                   IBV_WC_LOC_LEN_ERR and nothing arrives
  *   qkey            a datagram with a Q_Key other than the receiver's is
@@ -152,7 +158,8 @@ static int side_open(struct side *s, const char *name, int gidx)
 	return 0;
 }
 
-static int ep_new(struct ep *e, struct side *s, uint32_t qkey)
+/* An endpoint whose one CQ is asked for @cqe entries. */
+static int ep_new_cq(struct ep *e, struct side *s, uint32_t qkey, int cqe)
 {
 	struct ibv_qp_init_attr ia = {
 		.qp_type = IBV_QPT_UD,
@@ -171,7 +178,7 @@ static int ep_new(struct ep *e, struct side *s, uint32_t qkey)
 			   IBV_ACCESS_LOCAL_WRITE);
 	if (!e->mr)
 		return failf("ibv_reg_mr: %s", strerror(errno));
-	e->cq = ibv_create_cq(s->ctx, 2 * NRECV, NULL, NULL, 0);
+	e->cq = ibv_create_cq(s->ctx, cqe, NULL, NULL, 0);
 	if (!e->cq)
 		return failf("ibv_create_cq: %s", strerror(errno));
 	ia.send_cq = ia.recv_cq = e->cq;
@@ -189,6 +196,11 @@ static int ep_new(struct ep *e, struct side *s, uint32_t qkey)
 	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
 		return failf("to RTS: %s", strerror(errno));
 	return 0;
+}
+
+static int ep_new(struct ep *e, struct side *s, uint32_t qkey)
+{
+	return ep_new_cq(e, s, qkey, 2 * NRECV);
 }
 
 static void ep_free(struct ep *e)
@@ -442,6 +454,38 @@ static int case_roce_type(struct pair *p)
 				     gid_is_v4(&sides[0].gid) ? "IPv4" : "IPv6");
 	}
 	return 0;
+}
+
+/*
+ * A CQ asked for 2 entries reports 3 and holds 4: four datagrams into four
+ * receives arrive before anything is polled, and all four complete.
+ */
+static int case_small_cq(struct pair *p)
+{
+	struct ep b;
+	int i, ret = -1;
+
+	if (ep_new_cq(&b, &sides[1], QKEY, 2))
+		goto out;
+	if (b.cq->cqe != 3) {
+		failf("a CQ asked for 2 entries reports %d, expected 3", b.cq->cqe);
+		goto out;
+	}
+	for (i = 0; i < 4; i++)
+		if (post_recv(&b, i))
+			goto out;
+	for (i = 0; i < 4; i++)
+		if (post_send(&p->a, p->ah, b.qp->qp_num, QKEY, 100 + i, (uint8_t)i) ||
+		    expect_send_done(&p->a, IBV_WC_SUCCESS))
+			goto out;
+	usleep(QUIET_MS * 1000);
+	for (i = 0; i < 4; i++)
+		if (expect_recv(&b, &p->a, 100 + i, (uint8_t)i, &sides[1].gid))
+			goto out;
+	ret = expect_nothing(&b, "after the four datagrams");
+out:
+	ep_free(&b);
+	return ret;
 }
 
 static int case_too_big(struct pair *p)
@@ -910,6 +954,7 @@ static const struct {
 } cases[] = {
 	{ "grh", case_grh, QKEY + 5 },
 	{ "roce_type", case_roce_type, QKEY + 5 },
+	{ "small_cq", case_small_cq, QKEY + 5 },
 	{ "too_big", case_too_big, QKEY + 5 },
 	{ "qkey", case_qkey, QKEY + 5 },
 	{ "privileged_qkey", case_privileged_qkey, QKEY },

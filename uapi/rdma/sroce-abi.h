@@ -147,8 +147,10 @@
  * Sizes: a ring has at least as many slots as the work requests (or CQEs)
  * the create command reports, and a slot holds the element header followed
  * by max_sge SGEs (or, in a send queue, max_inline_data bytes if that is
- * larger).  SRQs cannot be resized: MODIFY_SRQ with IB_SRQ_MAX_WR fails
- * with EOPNOTSUPP.
+ * larger).  A CQ asked for N entries reports the power of two above N,
+ * less one, and its ring has that power of two of slots, every one usable:
+ * one more than it reports.  SRQs cannot be resized: MODIFY_SRQ with
+ * IB_SRQ_MAX_WR fails with EOPNOTSUPP.
  *
  * Doorbells.  Work is submitted without a system call, with two
  * exceptions.  After publishing send WQEs the process rings the send
