@@ -45,6 +45,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_ERR_NAKS_SENT] = { .name = "err_naks_sent" },
 	[SROCE_CNT_ERR_NAKS_RCVD] = { .name = "err_naks_rcvd" },
 	[SROCE_CNT_LINK_DOWNED] = { .name = "link_downed" },
+	[SROCE_CNT_CQ_OVERFLOWS] = { .name = "cq_overflows" },
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_MAX);

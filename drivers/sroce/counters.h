@@ -82,6 +82,9 @@ struct sroce_dev;
  *	remote operational)
  * @SROCE_CNT_ERR_NAKS_RCVD: other NAKs received
  * @SROCE_CNT_LINK_DOWNED: port went from ACTIVE to DOWN
+ * @SROCE_CNT_CQ_OVERFLOWS: completions lost because their CQ was full (or
+ *	its process had published an impossible consumer index); the first
+ *	raises IB_EVENT_CQ_ERR and fails the QPs feeding the CQ
  * @SROCE_CNT_MAX: number of counters
  *
  * Every packet sroce drops is counted where it is dropped: in an rx_drop_*
@@ -127,6 +130,7 @@ enum sroce_counter {
 	SROCE_CNT_ERR_NAKS_SENT,
 	SROCE_CNT_ERR_NAKS_RCVD,
 	SROCE_CNT_LINK_DOWNED,
+	SROCE_CNT_CQ_OVERFLOWS,
 	SROCE_CNT_MAX
 };
 

@@ -30,6 +30,32 @@ static void sroce_cq_notify_fn(struct irq_work *work)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 }
 
+/*
+ * Every QP that completes into @cq fails with IB_EVENT_QP_FATAL: the CQ
+ * lost a completion, so their outcomes can no longer all be reported, and
+ * a consumer must not go on believing a completion it never sees is still
+ * to come.  RoCE HCAs do the same on a CQ overrun.
+ */
+static void sroce_cq_fail_qps(struct sroce_cq *cq)
+{
+	struct sroce_dev *sdev = to_sdev(cq->ibcq.device);
+	struct sroce_qp *qp;
+	unsigned long qpn;
+
+	rcu_read_lock();
+	xa_for_each(&sdev->qp_pool.xa, qpn, qp) {
+		if (qp->scq != cq && qp->rcq != cq)
+			continue;
+		qp = sroce_qp_get_rcu(sdev, qpn);
+		if (!qp)
+			continue;
+		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+		sroce_qp_put(qp);
+	}
+	rcu_read_unlock();
+}
+
+/* A completion was lost: IB_EVENT_CQ_ERR, then the QPs feeding the CQ fail. */
 static void sroce_cq_event_fn(struct work_struct *work)
 {
 	struct sroce_cq *cq = container_of(work, struct sroce_cq, event_work);
@@ -41,6 +67,7 @@ static void sroce_cq_event_fn(struct work_struct *work)
 
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	sroce_cq_fail_qps(cq);
 }
 
 static int sroce_cq_check_size(int cqe)
@@ -214,6 +241,7 @@ static void sroce_cq_write(struct sroce_cq *cq, void *slot,
 static void sroce_cq_overflow(struct sroce_cq *cq)
 {
 	lockdep_assert_held(&cq->lock);
+	sroce_count(to_sdev(cq->ibcq.device), SROCE_CNT_CQ_OVERFLOWS);
 	if (cq->overflow)
 		return;
 	cq->overflow = true;
@@ -227,7 +255,9 @@ static void sroce_cq_overflow(struct sroce_cq *cq)
  * @solicited: the completion is of a solicited message
  *
  * Wakes the completion handler if the CQ is armed for it.  A full CQ loses
- * the entry and raises IB_EVENT_CQ_ERR once.
+ * the entry (counted in cq_overflows); the first loss raises
+ * IB_EVENT_CQ_ERR and moves every QP feeding the CQ to ERR with
+ * IB_EVENT_QP_FATAL, from process context.
  *
  * Context: Any context. Takes cq->lock.
  * Return: true if the entry was added.

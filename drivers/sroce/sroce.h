@@ -248,7 +248,8 @@ struct sroce_ah {
  *	solicited one (IB_CQ_SOLICITED); 0 when not armed
  * @overflow: an entry was lost for lack of room; IB_EVENT_CQ_ERR raised
  * @notify_work: calls the completion handler outside every sroce lock
- * @event_work: raises IB_EVENT_CQ_ERR from process context
+ * @event_work: raises IB_EVENT_CQ_ERR and fails the QPs feeding the CQ,
+ *	from process context
  */
 struct sroce_cq {
 	struct ib_cq ibcq;

@@ -5,8 +5,8 @@
 # Limits (issue 8): every maximum sroce reports in ibv_query_device is
 # enforced, exactly, from userspace (tests/progs/sroce_limits): object
 # counts, queue and SGE sizes, inline size, RDMA READ/atomic depths, region
-# size; the sizes CQs report; a CQ overflow raises IBV_EVENT_CQ_ERR;
-# RLIMIT_MEMLOCK bounds what a
+# size; the sizes CQs report; a CQ overflow raises IBV_EVENT_CQ_ERR, fails
+# the QP feeding the CQ and is counted; RLIMIT_MEMLOCK bounds what a
 # process without CAP_IPC_LOCK can register.  One device on a dummy netdev
 # (topo_loopback); the QPs of the post cases are connected to themselves.
 . "$(dirname "$0")/../lib.sh"
@@ -61,7 +61,8 @@ test_sizes() {
 
 test_cq_overflow() {
 	rdma_loopback
-	run "$LIMITS" -d sroce0 overflow "$RDMA_GID1"
+	run "$LIMITS" -d sroce0 overflow "$RDMA_GID1" | tee /tmp/limits
+	[ "$(grep -c ': pass$' /tmp/limits)" = 5 ] || fail "not every case ran"
 }
 
 # As root the limit does not apply (CAP_IPC_LOCK): the program runs without

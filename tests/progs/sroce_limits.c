@@ -21,7 +21,9 @@
  *                    of two above N, less one (1 for 1, 3 for 2, 7 for 4);
  *                    one asked for max_cqe reports max_cqe
  *   overflow GID     a CQ smaller than the completions forced into it
- *                    raises IBV_EVENT_CQ_ERR
+ *                    raises IBV_EVENT_CQ_ERR, the QP feeding it goes to
+ *                    the error state with IBV_EVENT_QP_FATAL, and the
+ *                    completions lost are counted in cq_overflows
  *   memlock          RLIMIT_MEMLOCK (run without CAP_IPC_LOCK): a region
  *                    within the limit registers, one past it fails with
  *                    ENOMEM, and deregistration gives the pinned pages back
@@ -544,18 +546,65 @@ static void sizes(uint32_t max_inline)
 
 /* --- CQ overflow ---------------------------------------------------------- */
 
+/* The device's counter @name (hw_counters), or -1. */
+static long long hw_counter(const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+		 ibv_get_device_name(ctx->device), name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Async events until both IBV_EVENT_CQ_ERR of @c and IBV_EVENT_QP_FATAL of
+ * @qp came, for up to 30 s; *@cq_err and *@qp_fatal say which did.
+ */
+static void overflow_events(struct ibv_cq *c, struct ibv_qp *qp, bool *cq_err,
+			    bool *qp_fatal)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+
+	*cq_err = *qp_fatal = false;
+	while (!(*cq_err && *qp_fatal) && poll(&pfd, 1, 30000) > 0) {
+		if (ibv_get_async_event(ctx, &ev))
+			break;
+		printf("async event: %s\n", ibv_event_type_str(ev.event_type));
+		if (ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == c)
+			*cq_err = true;
+		if (ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == qp)
+			*qp_fatal = true;
+		ibv_ack_async_event(&ev);
+	}
+}
+
+/*
+ * A send CQ asked for 1 entry (it reports 1, and holds 2) given 4
+ * completions: 2 are lost, counted in cq_overflows; the CQ raises
+ * IBV_EVENT_CQ_ERR and the QP feeding it goes to the error state with
+ * IBV_EVENT_QP_FATAL, as on RoCE HCAs.
+ */
 static void overflow(void)
 {
 	struct ibv_qp_cap cap = { .max_send_wr = 64, .max_recv_wr = 64,
 				  .max_send_sge = 1, .max_recv_sge = 1 };
 	struct ibv_cq *small, *rcq;
 	struct ibv_qp_init_attr a = { .qp_type = IBV_QPT_RC };
-	struct ibv_async_event ev;
 	struct ibv_qp_attr qa;
 	struct ibv_qp_init_attr qi;
-	struct pollfd pfd;
+	long long before, lost = -1;
+	bool cq_err, qp_fatal;
 	struct ibv_qp *qp;
-	bool got = false;
 	int i, n, err;
 
 	small = ibv_create_cq(ctx, 1, NULL, NULL, 0);
@@ -568,9 +617,10 @@ static void overflow(void)
 	qp = ibv_create_qp(pd, &a);
 	if (!qp || connect_self(qp))
 		die("overflow QP: %s", strerror(errno));
-	/* Twice the CQ's entries, plus two: completions that cannot fit. */
+	before = hw_counter("cq_overflows");
+	/* Twice the CQ's entries, plus two: two completions cannot fit. */
 	n = small->cqe * 2 + 2;
-	if (n > 64)
+	if (n != 4)
 		die("CQ of %d entries for a request of 1", small->cqe);
 	for (i = 0; i < n; i++) {
 		struct ibv_recv_wr rwr = { .wr_id = (uint64_t)i }, *br;
@@ -584,21 +634,26 @@ static void overflow(void)
 		if (err)
 			die("post %d: %s", i, strerror(err));
 	}
-	pfd = (struct pollfd){ .fd = ctx->async_fd, .events = POLLIN };
-	while (!got && poll(&pfd, 1, 30000) > 0) {
-		if (ibv_get_async_event(ctx, &ev))
-			break;
-		printf("async event: %s\n", ibv_event_type_str(ev.event_type));
-		got = ev.event_type == IBV_EVENT_CQ_ERR &&
-		      ev.element.cq == small;
-		ibv_ack_async_event(&ev);
-	}
-	CHECK("cq_overflow_event", got,
+	overflow_events(small, qp, &cq_err, &qp_fatal);
+	CHECK("cq_overflow_event", cq_err,
 	      "no IBV_EVENT_CQ_ERR in 30 s after %d completions into a CQ of %d",
 	      n, small->cqe);
-	if (!ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi))
-		printf("QP state after the overflow: %d (%s)\n", qa.qp_state,
-		       qa.qp_state == IBV_QPS_ERR ? "error" : "not error");
+	CHECK("cq_overflow_qp_fatal", qp_fatal,
+	      "no IBV_EVENT_QP_FATAL for the QP feeding the CQ in 30 s");
+	err = ibv_query_qp(qp, &qa, IBV_QP_STATE, &qi);
+	CHECK("cq_overflow_qp_err", !err && qa.qp_state == IBV_QPS_ERR,
+	      "the QP is in state %d (%s)", err ? -1 : (int)qa.qp_state,
+	      err ? strerror(err) : "not error");
+	/* Every send completes once, in success or flushed: 4, 2 fit. */
+	for (i = 0; i < 100 && before >= 0 && lost < n - 2; i++) {
+		usleep(100000);
+		lost = hw_counter("cq_overflows") - before;
+	}
+	usleep(500000);
+	lost = hw_counter("cq_overflows") - before;
+	CHECK("cq_overflow_counter", before >= 0 && lost == n - 2,
+	      before < 0 ? "no cq_overflows counter" :
+	      "cq_overflows moved by %lld, expected %d", lost, n - 2);
 	err = ibv_destroy_qp(qp);
 	err = err ?: ibv_destroy_cq(small);
 	err = err ?: ibv_destroy_cq(rcq);

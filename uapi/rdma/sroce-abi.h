@@ -131,8 +131,10 @@
  *                                    goes to ERR (RC: the sender gets a
  *                                    NAK; UC, UD: IB_EVENT_QP_FATAL)
  *   impossible CQ consumer index     the CQ counts as full: completions
- *                                    are lost, IB_EVENT_CQ_ERR once, and
- *                                    RESIZE_CQ fails with EINVAL
+ *                                    are lost, IB_EVENT_CQ_ERR once, the
+ *                                    QPs feeding the CQ go to ERR
+ *                                    (IB_EVENT_QP_FATAL), and RESIZE_CQ
+ *                                    fails with EINVAL
  *
  * Doorbells and MODIFY_QP still answer 0 for such a QP; the kernel logs
  * nothing about it above debug level.
