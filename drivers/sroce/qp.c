@@ -174,11 +174,6 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 		if (err)
 			return err;
 	}
-	qp->resp.num_res = SROCE_MAX_RD_ATOMIC;
-	qp->resp.res = kcalloc(qp->resp.num_res, sizeof(*qp->resp.res),
-			       SROCE_GFP_OBJ);
-	if (!qp->resp.res)
-		return -ENOMEM;
 	sroce_resp_reset(qp);
 	return dst_cache_init(&qp->dst_cache, SROCE_GFP_OBJ);
 }
@@ -700,6 +695,12 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out_unlock;
 	if (mask & IB_QP_AV) {
 		err = sroce_qp_apply_av(qp, attr);
+		if (err)
+			goto out_unlock;
+	}
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC) {
+		err = sroce_resp_size_res(qp, max_t(u32, attr->max_dest_rd_atomic,
+						    1));
 		if (err)
 			goto out_unlock;
 	}

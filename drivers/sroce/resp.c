@@ -367,6 +367,18 @@ static void sroce_resp_res_sent(struct sroce_qp *qp,
 }
 
 /*
+ * The resource taken @i before the newest one.  Resources are taken in
+ * turn, in PSN order, so from the newest back they hold ever older
+ * requests, and those not yet used (SROCE_RES_NONE) come last.
+ */
+static struct sroce_resp_res *sroce_resp_newest(struct sroce_qp *qp, u32 i)
+{
+	u32 n = qp->resp.num_res;
+
+	return &qp->resp.res[(qp->resp.res_next + n - 1 - i % n) % n];
+}
+
+/*
  * The next responder resource, in turn.  A requester keeps no more READs
  * and atomics outstanding than there are resources, so the one whose turn
  * it is has been answered in full, and the requester has all of it: a
@@ -377,10 +389,12 @@ static void sroce_resp_res_sent(struct sroce_qp *qp,
  */
 static struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
 {
-	u32 n = max_t(u32, qp->max_dest_rd_atomic, 1);
+	u32 n = qp->resp.num_res;
 	struct sroce_resp_res *res;
 
 	lockdep_assert_held(&qp->resp.lock);
+	if (!n)
+		return NULL;
 	res = &qp->resp.res[qp->resp.res_next % n];
 	if (res->queued && !res->replay)
 		return NULL;
@@ -599,7 +613,11 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		return;
 	}
 	for (i = 0; i < qp->resp.num_res; i++) {
-		res = &qp->resp.res[i];
+		res = sroce_resp_newest(qp, i);
+		/* Every older one holds earlier PSNs. */
+		if (res->type == SROCE_RES_NONE ||
+		    sroce_psn_diff(pkt->psn, res->last_psn) > 0)
+			return;
 		if (res->type == SROCE_RES_NONE ||
 		    sroce_psn_diff(pkt->psn, res->first_psn) < 0 ||
 		    sroce_psn_diff(pkt->psn, res->last_psn) > 0)
@@ -888,16 +906,22 @@ void sroce_resp_rcv(struct sroce_pkt *pkt)
 		sroce_qp_event(qp, IB_EVENT_COMM_EST);
 }
 
-/* The oldest resource with a response still owed. */
+/*
+ * The oldest resource with a response still owed.  Owed answers are those
+ * of the newest requests, mostly: the search goes back from the newest
+ * until it has seen every resource owed one.
+ */
 static struct sroce_resp_res *sroce_resp_oldest(struct sroce_qp *qp)
 {
 	struct sroce_resp_res *best = NULL, *res;
-	u32 i;
+	u32 i, seen = 0;
 
-	for (i = 0; i < qp->resp.num_res; i++) {
-		res = &qp->resp.res[i];
-		if (res->queued && (!best ||
-				    sroce_psn_diff(res->cur_psn, best->cur_psn) < 0))
+	for (i = 0; i < qp->resp.num_res && seen < qp->resp.queued; i++) {
+		res = sroce_resp_newest(qp, i);
+		if (!res->queued)
+			continue;
+		seen++;
+		if (!best || sroce_psn_diff(res->cur_psn, best->cur_psn) < 0)
 			best = res;
 	}
 	return best;
@@ -1071,6 +1095,50 @@ void sroce_resp_work(struct work_struct *work)
 
 	sroce_resp_flush_owed(qp, SROCE_RESP_WORK_BUDGET);
 	sroce_qp_put(qp);
+}
+
+/**
+ * sroce_resp_size_res() - give an RC QP's responder @n resources
+ * @qp: the QP
+ * @n: its max_dest_rd_atomic, 1 to SROCE_MAX_RD_ATOMIC
+ *
+ * One resource per READ or atomic request the requester may have
+ * outstanding: each keeps its request to answer it, and to answer it again
+ * for a duplicate.  The array is sized when max_dest_rd_atomic is set
+ * (INIT to RTR, or SQD to SQD), charged to the caller.  The newest of the
+ * resources there were move to the new array, in turn; answers still owed
+ * by older ones, which a smaller depth leaves out, are given up.
+ *
+ * Context: Process context. May sleep. Caller holds qp->modify_lock.
+ * Return: 0, or -ENOMEM.
+ */
+int sroce_resp_size_res(struct sroce_qp *qp, u32 n)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_resp_res *res, *old;
+	u32 keep, i;
+
+	might_sleep();
+	lockdep_assert_held(&qp->modify_lock);
+	if (n == resp->num_res)
+		return 0;
+	res = kcalloc(n, sizeof(*res), SROCE_GFP_SIZED);
+	if (!res)
+		return -ENOMEM;
+	spin_lock_bh(&resp->lock);
+	keep = min(n, resp->num_res);
+	for (i = 0; i < keep; i++)
+		res[keep - 1 - i] = *sroce_resp_newest(qp, i);
+	for (i = keep; i < resp->num_res; i++)
+		if (sroce_resp_newest(qp, i)->queued)
+			resp->queued--;
+	old = resp->res;
+	resp->res = res;
+	resp->num_res = n;
+	resp->res_next = keep % n;
+	spin_unlock_bh(&resp->lock);
+	kfree(old);
+	return 0;
 }
 
 /**

@@ -91,7 +91,7 @@ enum sroce_limits {
 	SROCE_MAX_MCAST_QP_ATTACH = 32,	/* QPs attached to one group */
 	/* QP attachments to multicast groups, per device */
 	SROCE_MAX_TOTAL_MCAST_QP_ATTACH = 4096,
-	SROCE_MAX_RD_ATOMIC = 16,	/* READ/atomic requests in flight */
+	SROCE_MAX_RD_ATOMIC = 128,	/* READ/atomic requests in flight */
 	SROCE_LOCAL_CA_ACK_DELAY = 15,	/* 4.096 us * 2^15 */
 	SROCE_MAX_INFLIGHT = 128,	/* unacknowledged packets per QP */
 	SROCE_ACKREQ_EVERY = 32,	/* packets between AckReq bits */
@@ -639,7 +639,9 @@ struct sroce_resp_ack {
  * @write_len: ... its whole length
  * @comm_est: IB_EVENT_COMM_EST raised since the QP entered RTR
  * @last_wqe: IB_EVENT_QP_LAST_WQE_REACHED raised since the QP was reset
- * @res: max_dest_rd_atomic resources
+ * @res: the responder resources, one per READ/atomic request the peer
+ *	may have outstanding (max_dest_rd_atomic), used in turn; NULL until
+ *	max_dest_rd_atomic is set (sroce_resp_size_res())
  * @num_res: entries in @res
  * @res_next: where the next READ/atomic request goes
  * @queued: resources with responses still to send
@@ -996,6 +998,7 @@ void sroce_req_kick(struct sroce_qp *qp);
 void sroce_resp_rcv(struct sroce_pkt *pkt);
 void sroce_resp_work(struct work_struct *work);
 void sroce_resp_reset(struct sroce_qp *qp);
+int sroce_resp_size_res(struct sroce_qp *qp, u32 n);
 
 /* rx.c */
 void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb);

@@ -76,10 +76,9 @@ perf() {
 
 # perftest gives each QP max_rd_atomic = the other end's out_reads (its
 # device's max_qp_rd_atom unless -o says otherwise) without clamping it to
-# the local device's own limit: rxe offers 128, sroce allows 16 (as
-# ConnectX does), so the sroce end's ibv_modify_qp(RTS) rightly fails with
-# EINVAL.  "-o $PERF_OUTS" on the READ and atomic tests keeps both ends
-# within both limits.
+# the local device's own limit.  "-o $PERF_OUTS" runs the READ and atomic
+# tests here at a depth below both devices' (128 each); test_rd_depth_*
+# below runs them at perftest's default, the other device's whole depth.
 PERF_OUTS=16
 
 perftests() {
@@ -108,6 +107,28 @@ test_perftest_rxe_server() {
 test_perftest_sroce_server() {
 	rdma_topo interop_sroce_server
 	perftests
+}
+
+# --- READ and atomic depth: perftest's defaults ---------------------------------------
+#
+# Without -o, each end's requester asks for the other device's whole
+# max_qp_rd_atom: rxe's 128 from sroce's QP, sroce's from rxe's, and each
+# responder answers that many READs or atomics at once.  With sroce at 16,
+# rxe as the server made the sroce client fail "Failed to modify QP to
+# RTS" (issue 20); sroce now offers and honours rxe's 128.
+rd_depth_perftests() {
+	perf "ib_read_bw (default depth)" ib_read_bw -n 200 -s 4096
+	perf "ib_atomic_bw (default depth)" ib_atomic_bw -n 200
+}
+
+test_rd_depth_rxe_server() {
+	rdma_topo interop_rxe_server
+	rd_depth_perftests
+}
+
+test_rd_depth_sroce_server() {
+	rdma_topo interop_sroce_server
+	rd_depth_perftests
 }
 
 # --- rdma_cm: rping, ucmatose, udaddy ------------------------------------------------
