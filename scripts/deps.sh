@@ -43,8 +43,8 @@ pkgs=(
 	nvme-cli fio nfs-kernel-server
 	# the wire audit (interop group): dumpcap and tshark's RoCEv2 dissector
 	tshark wireshark-common
-	# middleware over sroce's UD: UCX (ud group)
-	ucx-utils
+	# middleware over sroce: UCX (ud group), libfabric (rc group)
+	ucx-utils libfabric-bin
 	# make bench: the bandwidth plot
 	python3-matplotlib
 	# make check-debug: building the debug kernel from linux-source-6.1

@@ -80,8 +80,12 @@ enum sroce_limits {
 	SROCE_MAX_SGE = 32,		/* SGEs per work request */
 	SROCE_MAX_INLINE = 512,		/* bytes of inline data */
 	SROCE_MAX_CQ = 1 << 16,		/* completion queues per device */
-	/* entries per completion queue: its ring has one slot more */
-	SROCE_MAX_CQE = (1 << 17) - 1,
+	/*
+	 * Entries per completion queue (its ring has one slot more).
+	 * libfabric's ofi_rxm asks its verbs provider for a CQ of 2^18
+	 * entries by default (queue depths times FI_UNIVERSE_SIZE, 256).
+	 */
+	SROCE_MAX_CQE = (1 << 20) - 1,
 	SROCE_MAX_MR = 1 << 20,		/* memory regions per device */
 	SROCE_MAX_MW = 1 << 20,		/* memory windows per device */
 	SROCE_MAX_FR_PAGES = 512,	/* pages of a fast-registration MR */
