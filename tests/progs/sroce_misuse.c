@@ -3714,12 +3714,19 @@ static void r_flush_race(void)
 	const struct qp_caps caps = { 1024, 1024, 1, 1, 0 };
 	struct ctx x = ctx_open();
 	uint32_t pd = pd_new(&x), most;
-	struct cq cq = cq_new(&x, 64);
+	/*
+	 * CQs that hold every completion the doorbells can make (200 of at
+	 * most 1024 each).  A CQ that overflowed would fail its QPs, and the
+	 * flush that schedules (sroce_qp_error() on a QP already in ERR) would
+	 * take WQEs while a doorbell is measured: the measure is of one
+	 * doorbell.
+	 */
+	struct cq scq = cq_new(&x, 262143), rcq = cq_new(&x, 262143);
 	struct qp v;
 	int err;
 
 	/* Rings of 1024: a doorbell drains one for long enough to be raced. */
-	err = qp_create(&x, QPT_RC, pd, cq.handle, cq.handle, -1, &caps, &v);
+	err = qp_create(&x, QPT_RC, pd, scq.handle, rcq.handle, -1, &caps, &v);
 	if (err || ring_map(&x, &v.drv.sq, &v.sq) || ring_map(&x, &v.drv.rq, &v.rq))
 		setup_die("a QP of 1024-entry queues: %s", ename(-err));
 	expect("to INIT", qp_to_init(&x, &v), 0);
