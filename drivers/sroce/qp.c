@@ -43,6 +43,23 @@ static u32 sroce_sq_slot_size(u32 max_sge, u32 max_inline)
 	return ALIGN(sizeof(struct sroce_send_wqe) + body, 64);
 }
 
+/*
+ * Inline bytes a send queue grants when @max_inline were asked for: none
+ * if none were, else all the room a slot has past the WQE header (its
+ * SGEs' room may be larger), up to SROCE_MAX_INLINE.  HCAs and rdma_rxe
+ * report such room too, and programs size their short messages by the
+ * granted figure (UCX's rc_verbs asks for 64 bytes and sends short
+ * messages of up to what it gets, less its header).
+ */
+static u32 sroce_sq_inline_room(u32 max_sge, u32 max_inline)
+{
+	if (!max_inline)
+		return 0;
+	return min_t(u32, SROCE_MAX_INLINE,
+		     sroce_sq_slot_size(max_sge, max_inline) -
+		     sizeof(struct sroce_send_wqe));
+}
+
 static u32 sroce_rq_slot_size(u32 max_sge)
 {
 	return ALIGN(sizeof(struct sroce_recv_wqe) +
@@ -96,7 +113,8 @@ static int sroce_sq_alloc(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 	spin_lock_init(&sq->lock);
 	sq->num_slots = slots;
 	sq->max_sge = max(init->cap.max_send_sge, 1U);
-	sq->max_inline = init->cap.max_inline_data;
+	sq->max_inline = sroce_sq_inline_room(sq->max_sge,
+					      init->cap.max_inline_data);
 	sq->wqe = kvcalloc(slots, sizeof(*sq->wqe), SROCE_GFP_SIZED);
 	sq->sges = kvcalloc((size_t)slots * sq->max_sge, sizeof(*sq->sges),
 			    SROCE_GFP_SIZED);
