@@ -29,11 +29,6 @@ enum sroce_comp_after {
 	SROCE_COMP_FAIL = BIT(1),	/* the QP failed (sroce_qp_fail_wqe()) */
 };
 
-static struct sroce_swqe *sroce_comp_wqe(struct sroce_qp *qp, u32 idx)
-{
-	return &qp->sq.wqe[idx & (qp->sq.num_slots - 1)];
-}
-
 static bool sroce_comp_is_rd_atomic(const struct sroce_swqe *w)
 {
 	return w->opcode == IB_WR_RDMA_READ ||
@@ -134,7 +129,7 @@ void sroce_comp_retire(struct sroce_qp *qp)
 
 	lockdep_assert_held(&qp->sq.lock);
 	while (qp->sq.cons != qp->sq.prod &&
-	       sroce_comp_wqe(qp, qp->sq.cons)->state == SROCE_WQE_DONE)
+	       sroce_sq_wqe(qp, qp->sq.cons)->state == SROCE_WQE_DONE)
 		qp->sq.cons++;
 	/* Retiring a work request refused when fetched passes the requester. */
 	if (qp->req.idx - qp->sq.cons > qp->sq.prod - qp->sq.cons)
@@ -151,7 +146,7 @@ void sroce_comp_retire(struct sroce_qp *qp)
 		sroce_ring_publish_cons(&qp->sq.ring);
 	}
 	for (idx = old; idx != qp->sq.cons; idx++)
-		sroce_comp_post(qp, sroce_comp_wqe(qp, idx));
+		sroce_comp_post(qp, sroce_sq_wqe(qp, idx));
 	if (READ_ONCE(qp->state) == IB_QPS_SQD && !qp->comp.drained &&
 	    qp->sq.cons == qp->req.idx) {
 		qp->comp.drained = true;
@@ -185,7 +180,7 @@ static struct sroce_swqe *sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 	u32 idx;
 
 	for (idx = qp->sq.cons; idx != qp->sq.prod; idx++) {
-		w = sroce_comp_wqe(qp, idx);
+		w = sroce_sq_wqe(qp, idx);
 		if (w->state == SROCE_WQE_DONE)
 			continue;
 		if (w->state == SROCE_WQE_POSTED)
@@ -206,7 +201,7 @@ static int sroce_comp_retry(struct sroce_qp *qp, u32 psn)
 
 	lockdep_assert_held(&qp->sq.lock);
 	if (!qp->comp.retry_left) {
-		w = sroce_comp_wqe(qp, qp->sq.cons);
+		w = sroce_sq_wqe(qp, qp->sq.cons);
 		sroce_qp_fail_wqe(qp, w, IB_WC_RETRY_EXC_ERR, 0);
 		return SROCE_COMP_FAIL;
 	}
@@ -409,8 +404,8 @@ static bool sroce_comp_read_shape_ok(struct sroce_qp *qp,
 
 static int sroce_comp_read(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
-	u32 slot, offset;
 	struct sroce_swqe *w;
+	u32 offset;
 	int after;
 
 	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &after);
@@ -421,10 +416,9 @@ static int sroce_comp_read(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	offset = ((pkt->psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
 	if (!sroce_comp_read_shape_ok(qp, w, pkt, offset))
 		return -EINVAL;
-	slot = (w - qp->sq.wqe);
-	if (sroce_sge_copy(qp, qp->sq.sges + (size_t)slot * qp->sq.max_sge,
-			   w->num_sge, offset, pkt->payload, pkt->paylen,
-			   SROCE_TO_MR))
+	/* @w's slot number, like its index, names its slot. */
+	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
+			   offset, pkt->payload, pkt->paylen, SROCE_TO_MR))
 		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
 	if (pkt->psn == w->last_psn) {
 		w->state = SROCE_WQE_DONE;
@@ -440,7 +434,6 @@ static int sroce_comp_atomic(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	const struct sroce_atmack *ack;
 	struct sroce_swqe *w;
 	u64 orig;
-	u32 slot;
 	int after;
 
 	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &after);
@@ -450,9 +443,8 @@ static int sroce_comp_atomic(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		return -EINVAL;
 	ack = (void *)pkt->bth + pkt->info->off_atmack;
 	orig = be64_to_cpu(ack->orig);
-	slot = (w - qp->sq.wqe);
-	if (sroce_sge_copy(qp, qp->sq.sges + (size_t)slot * qp->sq.max_sge,
-			   w->num_sge, 0, &orig, sizeof(orig), SROCE_TO_MR))
+	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
+			   0, &orig, sizeof(orig), SROCE_TO_MR))
 		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
 	w->state = SROCE_WQE_DONE;
 	w->status = IB_WC_SUCCESS;

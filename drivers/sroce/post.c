@@ -60,22 +60,6 @@ static bool sroce_opcode_takes_inline(u32 opcode)
 	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
-static u32 sroce_sq_slot(struct sroce_qp *qp, u32 idx)
-{
-	return idx & (qp->sq.num_slots - 1);
-}
-
-static struct sroce_sge *sroce_sq_sges(struct sroce_qp *qp, u32 idx)
-{
-	return &qp->sq.sges[(size_t)sroce_sq_slot(qp, idx) * qp->sq.max_sge];
-}
-
-static u8 *sroce_sq_inline(struct sroce_qp *qp, u32 idx)
-{
-	return &qp->sq.inline_data[(size_t)sroce_sq_slot(qp, idx) *
-				   qp->sq.max_inline];
-}
-
 /* Checks common to work requests from the kernel and from rings. */
 static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *w,
 			    u64 length)
@@ -180,7 +164,7 @@ static u64 sroce_swqe_kernel_data(struct sroce_qp *qp, u32 idx,
 static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 {
 	u32 idx = qp->sq.prod;
-	struct sroce_swqe *w = &qp->sq.wqe[sroce_sq_slot(qp, idx)];
+	struct sroce_swqe *w = sroce_sq_wqe(qp, idx);
 	u64 length;
 	int err;
 
@@ -445,7 +429,7 @@ int sroce_sq_fetch(struct sroce_qp *qp, u32 end)
 	    end - qp->sq.cons < qp->sq.prod - qp->sq.cons)
 		return -EINVAL;
 	while (qp->sq.prod != end && n < SROCE_LOCK_BATCH) {
-		w = &qp->sq.wqe[sroce_sq_slot(qp, qp->sq.prod)];
+		w = sroce_sq_wqe(qp, qp->sq.prod);
 		if (sroce_fetch_one(qp, qp->sq.prod, w)) {
 			sroce_fetch_refused(w);
 			qp->sq.prod++;

@@ -805,7 +805,7 @@ static void sroce_qp_res_snapshot(struct sroce_qp *qp, struct sroce_qp_res *r)
 	r->retry = qp->req.retry;
 	r->rnr_wait = qp->comp.rnr_wait;
 	r->head_state = qp->sq.cons == qp->sq.prod ? U32_MAX :
-		qp->sq.wqe[qp->sq.cons & (qp->sq.num_slots - 1)].state;
+			sroce_sq_wqe(qp, qp->sq.cons)->state;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	spin_lock_bh(&qp->resp.lock);
 	r->epsn = qp->resp.epsn;
@@ -948,7 +948,7 @@ static bool sroce_qp_flush_sq_batch(struct sroce_qp *qp, u32 end)
 		sroce_ring_publish_cons(&qp->sq.ring);
 	}
 	for (; n; n--, idx++)
-		sroce_flush_one_send(qp, &qp->sq.wqe[idx & (qp->sq.num_slots - 1)]);
+		sroce_flush_one_send(qp, sroce_sq_wqe(qp, idx));
 	/* A refused WQE was taken too: it is still between cons and prod. */
 	return qp->sq.cons != qp->sq.prod || fetched > 0;
 }

@@ -41,11 +41,6 @@ struct sroce_req_out {
 	struct sroce_av av;
 };
 
-static struct sroce_swqe *sroce_req_wqe(struct sroce_qp *qp, u32 idx)
-{
-	return &qp->sq.wqe[idx & (qp->sq.num_slots - 1)];
-}
-
 static bool sroce_is_rd_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
@@ -147,15 +142,12 @@ static int sroce_req_copy_payload(struct sroce_qp *qp, u32 idx,
 				  struct sroce_swqe *w, u32 offset,
 				  void *payload, u32 len)
 {
-	u32 slot = idx & (qp->sq.num_slots - 1);
-
 	if (w->flags & SROCE_SEND_INLINE) {
-		memcpy(payload, qp->sq.inline_data +
-		       (size_t)slot * qp->sq.max_inline + offset, len);
+		memcpy(payload, sroce_sq_inline(qp, idx) + offset, len);
 		return 0;
 	}
-	return sroce_sge_copy(qp, qp->sq.sges + (size_t)slot * qp->sq.max_sge,
-			      w->num_sge, offset, payload, len, SROCE_FROM_MR);
+	return sroce_sge_copy(qp, sroce_sq_sges(qp, idx), w->num_sge, offset,
+			      payload, len, SROCE_FROM_MR);
 }
 
 /* Fill the extension headers of a SEND or WRITE packet. */
@@ -380,7 +372,7 @@ static void sroce_req_goto(struct sroce_qp *qp, u32 psn)
 
 	lockdep_assert_held(&qp->sq.lock);
 	for (idx = qp->sq.cons; idx != qp->sq.prod; idx++) {
-		w = sroce_req_wqe(qp, idx);
+		w = sroce_sq_wqe(qp, idx);
 		if (!sroce_req_was_sent(w))
 			break;
 		if (w->state != SROCE_WQE_DONE &&
@@ -469,7 +461,7 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 		sroce_req_skip_acked(qp);
 	if (qp->req.idx == qp->sq.prod)
 		return SROCE_REQ_IDLE;
-	w = sroce_req_wqe(qp, qp->req.idx);
+	w = sroce_sq_wqe(qp, qp->req.idx);
 	if (w->state == SROCE_WQE_DONE) {
 		/* Refused when fetched: the QP fails (it has already). */
 		if (w->status != IB_WC_SUCCESS) {

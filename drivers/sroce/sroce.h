@@ -851,6 +851,33 @@ static inline struct sroce_dev *sroce_qp_dev(struct sroce_qp *qp)
 	return to_sdev(qp->ibqp.device);
 }
 
+/*
+ * A send queue's slots.  Work request indices (sroce_sq.prod and .cons,
+ * sroce_req.idx) run freely; a slot is an index modulo the queue's
+ * power-of-two size.  Each slot has its struct sroce_swqe, max_sge SGEs
+ * and max_inline bytes of inline data.
+ */
+static inline u32 sroce_sq_slot(const struct sroce_qp *qp, u32 idx)
+{
+	return idx & (qp->sq.num_slots - 1);
+}
+
+static inline struct sroce_swqe *sroce_sq_wqe(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->sq.wqe[sroce_sq_slot(qp, idx)];
+}
+
+static inline struct sroce_sge *sroce_sq_sges(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->sq.sges[(size_t)sroce_sq_slot(qp, idx) * qp->sq.max_sge];
+}
+
+static inline u8 *sroce_sq_inline(struct sroce_qp *qp, u32 idx)
+{
+	return &qp->sq.inline_data[(size_t)sroce_sq_slot(qp, idx) *
+				   qp->sq.max_inline];
+}
+
 #define sroce_dbg(sdev, fmt, ...) \
 	ibdev_dbg(&(sdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
 #define sroce_dbg_qp(qp, fmt, ...)					\
