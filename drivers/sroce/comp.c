@@ -29,13 +29,6 @@ enum sroce_comp_after {
 	SROCE_COMP_FAIL = BIT(1),	/* the QP failed (sroce_qp_fail_wqe()) */
 };
 
-static bool sroce_comp_is_rd_atomic(const struct sroce_swqe *w)
-{
-	return w->opcode == IB_WR_RDMA_READ ||
-	       w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /*
  * A floor under every QP's local ACK timeout, as some RoCE NICs apply one:
  * applications such as ibv_rc_pingpong fix the timeout at 67 ms, shorter
@@ -107,7 +100,7 @@ static void sroce_comp_post(struct sroce_qp *qp, struct sroce_swqe *w)
 
 	if (w->status == IB_WC_SUCCESS && !(w->flags & SROCE_SEND_SIGNALED))
 		return;
-	if (w->status == IB_WC_SUCCESS && sroce_comp_is_rd_atomic(w))
+	if (w->status == IB_WC_SUCCESS && sroce_wr_is_rd_atomic(w->opcode))
 		wc.byte_len = w->length;
 	sroce_cq_post(qp->scq, &wc, false);
 }
@@ -185,7 +178,7 @@ static struct sroce_swqe *sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 			continue;
 		if (w->state == SROCE_WQE_POSTED)
 			return NULL;
-		if (sroce_comp_is_rd_atomic(w) ||
+		if (sroce_wr_is_rd_atomic(w->opcode) ||
 		    sroce_psn_diff(w->last_psn, psn) > 0)
 			return w;
 		w->state = SROCE_WQE_DONE;
@@ -237,7 +230,7 @@ static int sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_swqe *w = sroce_comp_ack_upto(qp, psn);
 
-	if (w && sroce_comp_is_rd_atomic(w) &&
+	if (w && sroce_wr_is_rd_atomic(w->opcode) &&
 	    sroce_psn_diff(psn, w->first_psn) >= 0) {
 		/* Acknowledged past a READ/atomic: its responses are lost. */
 		return sroce_comp_go_back(qp, qp->comp.psn);
@@ -257,7 +250,7 @@ static int sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 static u32 sroce_comp_nak_upto(struct sroce_qp *qp, struct sroce_swqe *w,
 			       u32 psn)
 {
-	if (sroce_comp_is_rd_atomic(w) &&
+	if (sroce_wr_is_rd_atomic(w->opcode) &&
 	    sroce_psn_diff(psn, w->first_psn) > 0) {
 		if (sroce_psn_diff(w->first_psn, qp->comp.psn) > 0)
 			sroce_comp_progress(qp, w->first_psn);
@@ -362,7 +355,7 @@ static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
 
 	*after = -EINVAL;
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
-	if (!w || !sroce_comp_is_rd_atomic(w) ||
+	if (!w || !sroce_wr_is_rd_atomic(w->opcode) ||
 	    sroce_psn_diff(psn, w->first_psn) < 0)
 		return NULL;
 	/*

@@ -41,18 +41,6 @@ static bool sroce_opcode_allowed(struct sroce_qp *qp, u32 opcode)
 	}
 }
 
-static bool sroce_opcode_is_local(u32 opcode)
-{
-	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_REG_MR ||
-	       opcode == IB_WR_BIND_MW;
-}
-
-static bool sroce_opcode_is_atomic(u32 opcode)
-{
-	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 static bool sroce_opcode_takes_inline(u32 opcode)
 {
 	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
@@ -66,7 +54,7 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *w,
 {
 	if (!sroce_opcode_allowed(qp, w->opcode))
 		return -EINVAL;
-	if (sroce_opcode_is_local(w->opcode) &&
+	if (sroce_wr_is_local(w->opcode) &&
 	    (length || (w->flags & SROCE_SEND_INLINE)))
 		return -EINVAL;
 	if (length > SROCE_MAX_MSG_SZ)
@@ -78,7 +66,7 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *w,
 	} else if (w->num_sge > qp->sq.max_sge) {
 		return -EINVAL;
 	}
-	if (sroce_opcode_is_atomic(w->opcode) && length != sizeof(u64))
+	if (sroce_wr_is_atomic(w->opcode) && length != sizeof(u64))
 		return -EINVAL;
 	w->length = length;
 	w->state = SROCE_WQE_POSTED;

@@ -41,22 +41,9 @@ struct sroce_req_out {
 	struct sroce_av av;
 };
 
-static bool sroce_is_rd_atomic(u32 opcode)
-{
-	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool sroce_req_is_local(u32 opcode)
-{
-	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV ||
-	       opcode == IB_WR_BIND_MW;
-}
-
 static u32 sroce_req_npkts(struct sroce_qp *qp, const struct sroce_swqe *w)
 {
-	if (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+	if (sroce_wr_is_atomic(w->opcode))
 		return 1;
 	return max_t(u32, 1, DIV_ROUND_UP(w->length, qp->pmtu));
 }
@@ -434,7 +421,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *w)
 		return false;
 	if (fresh && (w->flags & SROCE_SEND_FENCE) && qp->req.rd_atomic)
 		return false;
-	if (fresh && sroce_is_rd_atomic(w->opcode) &&
+	if (fresh && sroce_wr_is_rd_atomic(w->opcode) &&
 	    qp->req.rd_atomic >= qp->max_rd_atomic)
 		return false;
 	return sroce_psn_diff(qp->req.psn, qp->comp.psn) < SROCE_MAX_INFLIGHT;
@@ -469,7 +456,7 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 			return SROCE_REQ_FAILED;
 		}
 		/* A local operation a go-back reaches again sends nothing. */
-		if (sroce_req_is_local(w->opcode)) {
+		if (sroce_wr_is_local(w->opcode)) {
 			qp->req.idx++;
 			return SROCE_REQ_PACKET;
 		}

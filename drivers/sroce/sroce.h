@@ -476,6 +476,26 @@ enum sroce_wqe_state {
 	SROCE_WQE_DONE,		/* outcome known, waiting to be retired */
 };
 
+/* Kinds of send work request, by enum ib_wr_opcode. */
+static inline bool sroce_wr_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Counted against max_rd_atomic, completed only by its own responses. */
+static inline bool sroce_wr_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || sroce_wr_is_atomic(opcode);
+}
+
+/* Takes effect when the requester reaches it; sends nothing. */
+static inline bool sroce_wr_is_local(u32 opcode)
+{
+	return opcode == IB_WR_REG_MR || opcode == IB_WR_LOCAL_INV ||
+	       opcode == IB_WR_BIND_MW;
+}
+
 /**
  * struct sroce_sq - a send queue
  * @lock: protects everything below, the requester and the completer;
