@@ -325,8 +325,7 @@ static int sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 
 static int sroce_comp_aeth(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
-	const struct sroce_aeth *aeth = (void *)pkt->bth + pkt->info->off_aeth;
-	u8 syndrome = sroce_aeth_syndrome(aeth);
+	u8 syndrome = sroce_aeth_syndrome(sroce_pkt_aeth(pkt));
 
 	switch (syndrome & SROCE_AETH_TYPE_MASK) {
 	case SROCE_AETH_ACK:
@@ -424,7 +423,6 @@ static int sroce_comp_read(struct sroce_qp *qp, struct sroce_pkt *pkt)
 
 static int sroce_comp_atomic(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
-	const struct sroce_atmack *ack;
 	struct sroce_swqe *w;
 	u64 orig;
 	int after;
@@ -434,8 +432,7 @@ static int sroce_comp_atomic(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		return after;
 	if (w->opcode == IB_WR_RDMA_READ)
 		return -EINVAL;
-	ack = (void *)pkt->bth + pkt->info->off_atmack;
-	orig = be64_to_cpu(ack->orig);
+	orig = be64_to_cpu(sroce_pkt_atmack(pkt)->orig);
 	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
 			   0, &orig, sizeof(orig), SROCE_TO_MR))
 		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
@@ -457,13 +454,10 @@ static int sroce_comp_dispatch(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		return -EINVAL;
 	if (op == SROCE_OP_ACK)
 		return sroce_comp_aeth(qp, pkt);
-	if (pkt->info->flags & SROCE_OPF_AETH) {
-		/* A response's AETH must say ACK. */
-		if (sroce_aeth_syndrome((void *)pkt->bth +
-					pkt->info->off_aeth) &
-		    SROCE_AETH_TYPE_MASK)
-			return -EINVAL;
-	}
+	/* A response's AETH must say ACK. */
+	if ((pkt->info->flags & SROCE_OPF_AETH) &&
+	    (sroce_aeth_syndrome(sroce_pkt_aeth(pkt)) & SROCE_AETH_TYPE_MASK))
+		return -EINVAL;
 	if (op == SROCE_OP_ATOMIC_ACK)
 		return sroce_comp_atomic(qp, pkt);
 	return sroce_comp_read(qp, pkt);

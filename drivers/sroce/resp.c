@@ -50,11 +50,6 @@ static u8 sroce_resp_op(const struct sroce_pkt *pkt)
 	return pkt->opcode & SROCE_OP_MASK;
 }
 
-static void *sroce_resp_hdr(const struct sroce_pkt *pkt, u8 off)
-{
-	return (u8 *)pkt->bth + off;
-}
-
 /* Build an ACK-family packet: ACK/NAK, or an atomic ACK with @orig. */
 static struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome,
 					  u32 psn, bool atomic, u64 orig)
@@ -221,13 +216,11 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	};
 
 	if (pkt->info->flags & SROCE_OPF_IMMDT) {
-		wc.ex.imm_data = ((struct sroce_immdt *)
-				  sroce_resp_hdr(pkt, pkt->info->off_immdt))->imm;
+		wc.ex.imm_data = sroce_pkt_immdt(pkt)->imm;
 		wc.wc_flags |= IB_WC_WITH_IMM;
 	}
 	if (pkt->info->flags & SROCE_OPF_IETH) {
-		wc.ex.invalidate_rkey = be32_to_cpu(((struct sroce_ieth *)
-			sroce_resp_hdr(pkt, pkt->info->off_immdt))->rkey);
+		wc.ex.invalidate_rkey = be32_to_cpu(sroce_pkt_ieth(pkt)->rkey);
 		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	sroce_resp_post(qp, &wc, sroce_bth_se(pkt->bth));
@@ -236,10 +229,7 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
 /* A SEND with Invalidate revokes its key once the message is in. */
 static bool sroce_resp_invalidate(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
-	const struct sroce_ieth *ieth = sroce_resp_hdr(pkt,
-						       pkt->info->off_immdt);
-
-	return !sroce_mr_invalidate(qp, be32_to_cpu(ieth->rkey));
+	return !sroce_mr_invalidate(qp, be32_to_cpu(sroce_pkt_ieth(pkt)->rkey));
 }
 
 static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
@@ -278,8 +268,7 @@ static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 static enum sroce_resp_verdict sroce_resp_write_start(struct sroce_qp *qp,
 						      struct sroce_pkt *pkt)
 {
-	const struct sroce_reth *reth = sroce_resp_hdr(pkt,
-						       pkt->info->off_reth);
+	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
 	struct sroce_resp *resp = &qp->resp;
 	u32 len = be32_to_cpu(reth->length);
 	struct sroce_mr *mr;
@@ -463,8 +452,7 @@ static void sroce_resp_read_start(struct sroce_qp *qp,
 static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
 					       struct sroce_pkt *pkt)
 {
-	const struct sroce_reth *reth = sroce_resp_hdr(pkt,
-						       pkt->info->off_reth);
+	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
 	u32 len = be32_to_cpu(reth->length), rkey = be32_to_cpu(reth->rkey);
 	u64 va = be64_to_cpu(reth->va);
 	struct sroce_resp_res *res;
@@ -493,8 +481,7 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 						 struct sroce_pkt *pkt,
 						 struct sk_buff_head *out)
 {
-	const struct sroce_atmeth *atm = sroce_resp_hdr(pkt,
-							pkt->info->off_atmeth);
+	const struct sroce_atmeth *atm = sroce_pkt_atmeth(pkt);
 	u64 va = be64_to_cpu(atm->va);
 	u32 rkey = be32_to_cpu(atm->rkey);
 	struct sroce_resp_res *res;
@@ -578,8 +565,7 @@ static void sroce_resp_replay_read(struct sroce_qp *qp,
 				   struct sroce_resp_res *res,
 				   struct sroce_pkt *pkt)
 {
-	const struct sroce_reth *reth = sroce_resp_hdr(pkt,
-						       pkt->info->off_reth);
+	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
 	u32 len = be32_to_cpu(reth->length);
 	u64 va = be64_to_cpu(reth->va);
 
@@ -810,8 +796,7 @@ static void sroce_resp_ud_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
 
 	sroce_resp_l2(pkt, &wc);
 	if (pkt->info->flags & SROCE_OPF_IMMDT) {
-		wc.ex.imm_data = ((struct sroce_immdt *)
-				  sroce_resp_hdr(pkt, pkt->info->off_immdt))->imm;
+		wc.ex.imm_data = sroce_pkt_immdt(pkt)->imm;
 		wc.wc_flags |= IB_WC_WITH_IMM;
 	}
 	sroce_resp_post(qp, &wc, sroce_bth_se(pkt->bth));
@@ -819,8 +804,7 @@ static void sroce_resp_ud_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
 
 static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
-	const struct sroce_deth *deth = sroce_resp_hdr(pkt,
-						       pkt->info->off_deth);
+	const struct sroce_deth *deth = sroce_pkt_deth(pkt);
 	u8 grh[SROCE_GRH_BYTES];
 	int err;
 

@@ -34,6 +34,8 @@
 #include <rdma/sroce-abi.h>
 
 #include "counters.h"
+#include "hdr.h"
+#include "opcode.h"
 #include "pool.h"
 #include "queue.h"
 
@@ -825,6 +827,58 @@ struct sroce_pkt {
 	u8 *payload;
 	u32 paylen;
 };
+
+/*
+ * A received packet's extension headers, at the offsets its opcode's entry
+ * in the opcode table gives.  Each is there only when the opcode says so
+ * (SROCE_OPF_RETH ...); the IETH takes the place of the immediate data.
+ */
+static inline const void *sroce_pkt_hdr(const struct sroce_pkt *pkt, u8 off)
+{
+	return (const u8 *)pkt->bth + off;
+}
+
+static inline const struct sroce_reth *
+sroce_pkt_reth(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_reth);
+}
+
+static inline const struct sroce_atmeth *
+sroce_pkt_atmeth(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_atmeth);
+}
+
+static inline const struct sroce_aeth *
+sroce_pkt_aeth(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_aeth);
+}
+
+static inline const struct sroce_atmack *
+sroce_pkt_atmack(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_atmack);
+}
+
+static inline const struct sroce_deth *
+sroce_pkt_deth(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_deth);
+}
+
+static inline const struct sroce_immdt *
+sroce_pkt_immdt(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_immdt);
+}
+
+static inline const struct sroce_ieth *
+sroce_pkt_ieth(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_immdt);
+}
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 {
