@@ -610,22 +610,20 @@ bool sroce_rq_skip(struct sroce_rq *rq, u64 *wr_id)
 	return true;
 }
 
-static bool sroce_rq_take_locked(struct sroce_rq *rq, struct sroce_rwqe *wqe,
-				 int *err)
+static enum sroce_rq_taken sroce_rq_take_locked(struct sroce_rq *rq,
+						struct sroce_rwqe *wqe)
 {
 	u32 prod = sroce_ring_load_prod(&rq->ring);
+	int err;
 
-	*err = 0;
-	if (!sroce_ring_count_valid(&rq->ring, prod, rq->ring.cons)) {
-		*err = -EINVAL;
-		return false;
-	}
+	if (!sroce_ring_count_valid(&rq->ring, prod, rq->ring.cons))
+		return SROCE_RQ_BAD_PROD;
 	if (prod == rq->ring.cons)
-		return false;
-	*err = sroce_rq_copy_out(rq, wqe);
+		return SROCE_RQ_EMPTY;
+	err = sroce_rq_copy_out(rq, wqe);
 	rq->ring.cons++;
 	sroce_ring_publish_cons(&rq->ring);
-	return true;
+	return err ? SROCE_RQ_BAD_WQE : SROCE_RQ_TAKEN;
 }
 
 /**
@@ -633,26 +631,26 @@ static bool sroce_rq_take_locked(struct sroce_rq *rq, struct sroce_rwqe *wqe,
  * @qp: the QP receiving
  * @rq: its receive queue or its SRQ's
  * @wqe: where the work request is copied and checked
- * @err: set to -EINVAL when the work request, or the queue's producer
- *	index, is invalid (the work request is still taken: @wqe->wr_id is
- *	valid for a completion)
  *
  * Context: Any context. For a QP's own queue the caller holds
  * qp->resp.lock; an SRQ's lock is taken here.
- * Return: true if a work request was taken.
+ * Return: SROCE_RQ_TAKEN; SROCE_RQ_EMPTY; SROCE_RQ_BAD_WQE when the work
+ * request is invalid (it is taken all the same, and @wqe->wr_id is valid
+ * for a completion); SROCE_RQ_BAD_PROD when the queue's producer index is
+ * impossible (nothing is taken).
  */
-bool sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
-		   struct sroce_rwqe *wqe, int *err)
+enum sroce_rq_taken sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
+				  struct sroce_rwqe *wqe)
 {
+	enum sroce_rq_taken taken;
 	unsigned long flags;
-	bool taken;
 
 	if (!qp->srq)
-		return sroce_rq_take_locked(rq, wqe, err);
+		return sroce_rq_take_locked(rq, wqe);
 	spin_lock_irqsave(&rq->lock, flags);
-	taken = sroce_rq_take_locked(rq, wqe, err);
+	taken = sroce_rq_take_locked(rq, wqe);
 	spin_unlock_irqrestore(&rq->lock, flags);
-	if (taken)
+	if (taken == SROCE_RQ_TAKEN || taken == SROCE_RQ_BAD_WQE)
 		sroce_srq_check_limit(qp->srq);
 	return taken;
 }

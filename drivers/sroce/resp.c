@@ -145,30 +145,46 @@ static void sroce_resp_fail_recv(struct sroce_qp *qp, u32 status)
 		sroce_resp_post(qp, &wc, false);
 }
 
-/* Take a receive WQE for a new message; false if there is none. */
-static bool sroce_resp_get_wqe(struct sroce_qp *qp, int *err)
+/*
+ * The receive WQE of the message in progress, or a new one.  A receive WQE
+ * the process wrote wrong, or an impossible producer index, fails the QP
+ * on every transport: RC NAKs and fails it on its way out
+ * (sroce_resp_nak()); UC and UD, which send nothing back, fail it here.
+ */
+static enum sroce_rq_taken sroce_resp_get_wqe(struct sroce_qp *qp)
 {
 	struct sroce_rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
+	enum sroce_rq_taken taken;
 
-	*err = 0;
 	if (qp->resp.have_wqe)
-		return true;
-	/*
-	 * A receive WQE the process wrote wrong, or an impossible producer
-	 * index, fails the QP on every transport: RC NAKs and fails it on its
-	 * way out (sroce_resp_nak()); UC and UD, which send nothing back, fail
-	 * it here.
-	 */
-	if (!sroce_rq_take(qp, rq, &qp->resp.wqe, err)) {
-		if (*err && qp->ibqp.qp_type != IB_QPT_RC)
-			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
-		return false;
-	}
-	if (*err && qp->ibqp.qp_type != IB_QPT_RC)
+		return SROCE_RQ_TAKEN;
+	taken = sroce_rq_take(qp, rq, &qp->resp.wqe);
+	if ((taken == SROCE_RQ_BAD_WQE || taken == SROCE_RQ_BAD_PROD) &&
+	    qp->ibqp.qp_type != IB_QPT_RC)
 		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
-	qp->resp.have_wqe = true;
-	qp->resp.offset = 0;
-	return true;
+	if (taken == SROCE_RQ_TAKEN || taken == SROCE_RQ_BAD_WQE) {
+		qp->resp.have_wqe = true;
+		qp->resp.offset = 0;
+	}
+	return taken;
+}
+
+/*
+ * A SEND or a WRITE with immediate needs a receive WQE: without one it is
+ * RNR NAKed; an invalid one (or queue) completes in error, if it was taken,
+ * and the request is NAKed.
+ */
+static enum sroce_resp_verdict sroce_resp_need_wqe(struct sroce_qp *qp)
+{
+	switch (sroce_resp_get_wqe(qp)) {
+	case SROCE_RQ_TAKEN:
+		return SROCE_RESP_DONE;
+	case SROCE_RQ_EMPTY:
+		return SROCE_RESP_RNR;
+	default:
+		sroce_resp_fail_recv(qp, IB_WC_LOC_QP_OP_ERR);
+		return SROCE_RESP_NAK_OP;
+	}
 }
 
 /* Payload length must fit the packet's place in its message. */
@@ -236,14 +252,11 @@ static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 					       struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
-	int err;
+	enum sroce_resp_verdict v;
 
-	if (!sroce_resp_get_wqe(qp, &err))
-		return err ? SROCE_RESP_NAK_OP : SROCE_RESP_RNR;
-	if (err) {
-		sroce_resp_fail_recv(qp, IB_WC_LOC_QP_OP_ERR);
-		return SROCE_RESP_NAK_OP;
-	}
+	v = sroce_resp_need_wqe(qp);
+	if (v != SROCE_RESP_DONE)
+		return v;
 	if (resp->offset + pkt->paylen > resp->wqe.length) {
 		sroce_resp_fail_recv(qp, IB_WC_LOC_LEN_ERR);
 		return SROCE_RESP_NAK_INVALID;
@@ -322,14 +335,12 @@ static enum sroce_resp_verdict sroce_resp_write(struct sroce_qp *qp,
 {
 	u32 flags = pkt->info->flags;
 	enum sroce_resp_verdict v;
-	int err;
 
 	/* WRITE with immediate needs a receive WQE: check before anything. */
-	if ((flags & SROCE_OPF_IMMDT) && !sroce_resp_get_wqe(qp, &err))
-		return err ? SROCE_RESP_NAK_OP : SROCE_RESP_RNR;
-	if ((flags & SROCE_OPF_IMMDT) && err) {
-		sroce_resp_fail_recv(qp, IB_WC_LOC_QP_OP_ERR);
-		return SROCE_RESP_NAK_OP;
+	if (flags & SROCE_OPF_IMMDT) {
+		v = sroce_resp_need_wqe(qp);
+		if (v != SROCE_RESP_DONE)
+			return v;
 	}
 	if (flags & SROCE_OPF_START) {
 		v = sroce_resp_write_start(qp, pkt);
@@ -805,21 +816,23 @@ static void sroce_resp_ud_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
 static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
 	const struct sroce_deth *deth = sroce_pkt_deth(pkt);
+	enum sroce_rq_taken taken;
 	u8 grh[SROCE_GRH_BYTES];
-	int err;
 
 	if (be32_to_cpu(deth->qkey) != READ_ONCE(qp->qkey)) {
 		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QKEY);
 		return;
 	}
-	if (!sroce_resp_get_wqe(qp, &err)) {
+	taken = sroce_resp_get_wqe(qp);
+	if (taken == SROCE_RQ_EMPTY || taken == SROCE_RQ_BAD_PROD) {
 		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_NO_RECV);
 		return;
 	}
 	sroce_count(pkt->sdev, SROCE_CNT_RX_UD_RECV);
-	if (err || SROCE_GRH_BYTES + pkt->paylen > qp->resp.wqe.length) {
-		sroce_resp_fail_recv(qp, err ? IB_WC_LOC_QP_OP_ERR :
-					       IB_WC_LOC_LEN_ERR);
+	if (taken == SROCE_RQ_BAD_WQE ||
+	    SROCE_GRH_BYTES + pkt->paylen > qp->resp.wqe.length) {
+		sroce_resp_fail_recv(qp, taken == SROCE_RQ_BAD_WQE ?
+				     IB_WC_LOC_QP_OP_ERR : IB_WC_LOC_LEN_ERR);
 		return;
 	}
 	sroce_resp_grh(pkt->skb, grh);

@@ -1085,8 +1085,17 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 int sroce_sq_fetch(struct sroce_qp *qp, u32 end);
-bool sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
-		   struct sroce_rwqe *wqe, int *err);
+
+/* What sroce_rq_take() found in a receive queue. */
+enum sroce_rq_taken {
+	SROCE_RQ_TAKEN,		/* a work request, copied out and valid */
+	SROCE_RQ_EMPTY,		/* none posted */
+	SROCE_RQ_BAD_WQE,	/* one taken but invalid: only its wr_id counts */
+	SROCE_RQ_BAD_PROD,	/* an impossible producer index: none taken */
+};
+
+enum sroce_rq_taken sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
+				  struct sroce_rwqe *wqe);
 bool sroce_rq_skip(struct sroce_rq *rq, u64 *wr_id);
 u32 sroce_rq_count(struct sroce_rq *rq);
 
