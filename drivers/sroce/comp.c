@@ -22,11 +22,16 @@
 #include "opcode.h"
 #include "sroce.h"
 
-/* What the completer asks for once it has dropped the lock. */
-enum sroce_comp_after {
-	SROCE_COMP_NOTHING = 0,
-	SROCE_COMP_KICK = BIT(0),	/* run the requester */
-	SROCE_COMP_FAIL = BIT(1),	/* the QP failed (sroce_qp_fail_wqe()) */
+/*
+ * What a response or a timeout comes to.  The completer counts a dropped
+ * response, and runs the requester, once it has dropped the lock.
+ */
+enum sroce_comp_verdict {
+	SROCE_COMP_NOTHING,	/* handled; nothing more to do */
+	SROCE_COMP_KICK,	/* handled; run the requester if it waits */
+	SROCE_COMP_FAIL,	/* the QP failed (sroce_qp_fail_wqe()) */
+	SROCE_COMP_DUP,		/* for a PSN already acknowledged: dropped */
+	SROCE_COMP_DROP,	/* a response nothing explains: dropped */
 };
 
 /*
@@ -188,7 +193,7 @@ static struct sroce_swqe *sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 }
 
 /* Ask the requester to go back to @psn. */
-static int sroce_comp_retry(struct sroce_qp *qp, u32 psn)
+static enum sroce_comp_verdict sroce_comp_retry(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_swqe *w;
 
@@ -210,7 +215,7 @@ static int sroce_comp_retry(struct sroce_qp *qp, u32 psn)
  * sequence-error NAK): go back to @psn, unless a go-back is already under
  * way with nothing acknowledged since (see sroce_comp.went_back).
  */
-static int sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
+static enum sroce_comp_verdict sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
 {
 	lockdep_assert_held(&qp->sq.lock);
 	if (qp->comp.went_back)
@@ -219,14 +224,15 @@ static int sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
 }
 
 /* A work request fails on the responder's word. */
-static int sroce_comp_remote_error(struct sroce_qp *qp, struct sroce_swqe *w,
-				   u32 status)
+static enum sroce_comp_verdict sroce_comp_remote_error(struct sroce_qp *qp,
+						       struct sroce_swqe *w,
+						       u32 status)
 {
 	sroce_qp_fail_wqe(qp, w, status, 0);
 	return SROCE_COMP_FAIL;
 }
 
-static int sroce_comp_ack(struct sroce_qp *qp, u32 psn)
+static enum sroce_comp_verdict sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_swqe *w = sroce_comp_ack_upto(qp, psn);
 
@@ -261,7 +267,8 @@ static u32 sroce_comp_nak_upto(struct sroce_qp *qp, struct sroce_swqe *w,
 	return psn;
 }
 
-static int sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 code)
+static enum sroce_comp_verdict sroce_comp_rnr(struct sroce_qp *qp, u32 psn,
+					      u8 code)
 {
 	struct sroce_swqe *w;
 
@@ -294,7 +301,8 @@ static int sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 code)
 	return SROCE_COMP_NOTHING;
 }
 
-static int sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
+static enum sroce_comp_verdict sroce_comp_nak(struct sroce_qp *qp, u32 psn,
+					      u8 code)
 {
 	static const u32 status[] = {
 		[SROCE_NAK_INVALID_REQ] = IB_WC_REM_INV_REQ_ERR,
@@ -323,7 +331,8 @@ static int sroce_comp_nak(struct sroce_qp *qp, u32 psn, u8 code)
 				       IB_WC_REM_OP_ERR);
 }
 
-static int sroce_comp_aeth(struct sroce_qp *qp, struct sroce_pkt *pkt)
+static enum sroce_comp_verdict sroce_comp_aeth(struct sroce_qp *qp,
+					       struct sroce_pkt *pkt)
 {
 	u8 syndrome = sroce_aeth_syndrome(sroce_pkt_aeth(pkt));
 
@@ -337,22 +346,23 @@ static int sroce_comp_aeth(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		return sroce_comp_nak(qp, pkt->psn,
 				      syndrome & SROCE_AETH_CODE_MASK);
 	default:
-		return -EINVAL;
+		return SROCE_COMP_DROP;
 	}
 }
 
 /*
  * The READ or atomic work request a response is for.  NULL when it is for
- * none (*@after is then -EINVAL), or when responses before it are missing:
- * it is dropped (counted), and *@after says what asking again for the
- * first missing one needs.
+ * none (*@v is then SROCE_COMP_DROP), or when responses before it are
+ * missing: it is dropped (counted), and *@v says what asking again for the
+ * first missing one comes to.
  */
-static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
-						      u32 psn, int *after)
+static struct sroce_swqe *
+sroce_comp_rd_atomic_target(struct sroce_qp *qp, u32 psn,
+			    enum sroce_comp_verdict *v)
 {
 	struct sroce_swqe *w;
 
-	*after = -EINVAL;
+	*v = SROCE_COMP_DROP;
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
 	if (!w || !sroce_wr_is_rd_atomic(w->opcode) ||
 	    sroce_psn_diff(psn, w->first_psn) < 0)
@@ -366,10 +376,10 @@ static struct sroce_swqe *sroce_comp_rd_atomic_target(struct sroce_qp *qp,
 	    (psn != qp->comp.psn && psn != w->first_psn)) {
 		/* A gap in the responses: ask again from the first missing. */
 		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RX_DROP_GAP);
-		*after = sroce_comp_go_back(qp, qp->comp.psn);
+		*v = sroce_comp_go_back(qp, qp->comp.psn);
 		return NULL;
 	}
-	*after = SROCE_COMP_NOTHING;
+	*v = SROCE_COMP_NOTHING;
 	return w;
 }
 
@@ -394,20 +404,21 @@ static bool sroce_comp_read_shape_ok(struct sroce_qp *qp,
 	return pkt->paylen == qp->pmtu;
 }
 
-static int sroce_comp_read(struct sroce_qp *qp, struct sroce_pkt *pkt)
+static enum sroce_comp_verdict sroce_comp_read(struct sroce_qp *qp,
+					       struct sroce_pkt *pkt)
 {
+	enum sroce_comp_verdict v;
 	struct sroce_swqe *w;
 	u32 offset;
-	int after;
 
-	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &after);
+	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &v);
 	if (!w)
-		return after;
+		return v;
 	if (w->opcode != IB_WR_RDMA_READ)
-		return -EINVAL;
+		return SROCE_COMP_DROP;
 	offset = ((pkt->psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
 	if (!sroce_comp_read_shape_ok(qp, w, pkt, offset))
-		return -EINVAL;
+		return SROCE_COMP_DROP;
 	/* @w's slot number, like its index, names its slot. */
 	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
 			   offset, pkt->payload, pkt->paylen, SROCE_TO_MR))
@@ -421,17 +432,18 @@ static int sroce_comp_read(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	return SROCE_COMP_KICK;
 }
 
-static int sroce_comp_atomic(struct sroce_qp *qp, struct sroce_pkt *pkt)
+static enum sroce_comp_verdict sroce_comp_atomic(struct sroce_qp *qp,
+						 struct sroce_pkt *pkt)
 {
+	enum sroce_comp_verdict v;
 	struct sroce_swqe *w;
 	u64 orig;
-	int after;
 
-	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &after);
+	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &v);
 	if (!w)
-		return after;
+		return v;
 	if (w->opcode == IB_WR_RDMA_READ)
-		return -EINVAL;
+		return SROCE_COMP_DROP;
 	orig = be64_to_cpu(sroce_pkt_atmack(pkt)->orig);
 	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
 			   0, &orig, sizeof(orig), SROCE_TO_MR))
@@ -443,29 +455,30 @@ static int sroce_comp_atomic(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	return SROCE_COMP_KICK;
 }
 
-static int sroce_comp_dispatch(struct sroce_qp *qp, struct sroce_pkt *pkt)
+static enum sroce_comp_verdict sroce_comp_dispatch(struct sroce_qp *qp,
+						   struct sroce_pkt *pkt)
 {
 	u8 op = pkt->opcode & SROCE_OP_MASK;
 
 	lockdep_assert_held(&qp->sq.lock);
 	if (sroce_psn_diff(pkt->psn, qp->comp.psn) < 0)
-		return -EALREADY;
+		return SROCE_COMP_DUP;
 	if (sroce_psn_diff(pkt->psn, qp->req.max_psn) >= 0)
-		return -EINVAL;
+		return SROCE_COMP_DROP;
 	if (op == SROCE_OP_ACK)
 		return sroce_comp_aeth(qp, pkt);
 	/* A response's AETH must say ACK. */
 	if ((pkt->info->flags & SROCE_OPF_AETH) &&
 	    (sroce_aeth_syndrome(sroce_pkt_aeth(pkt)) & SROCE_AETH_TYPE_MASK))
-		return -EINVAL;
+		return SROCE_COMP_DROP;
 	if (op == SROCE_OP_ATOMIC_ACK)
 		return sroce_comp_atomic(qp, pkt);
 	return sroce_comp_read(qp, pkt);
 }
 
-static void sroce_comp_finish(struct sroce_qp *qp, int after)
+static void sroce_comp_finish(struct sroce_qp *qp, enum sroce_comp_verdict v)
 {
-	if (!(after & SROCE_COMP_FAIL) && (after & SROCE_COMP_KICK))
+	if (v == SROCE_COMP_KICK)
 		sroce_qp_sched_req(qp);
 }
 
@@ -478,8 +491,8 @@ static void sroce_comp_finish(struct sroce_qp *qp, int after)
 void sroce_comp_rcv(struct sroce_pkt *pkt)
 {
 	struct sroce_qp *qp = pkt->qp;
+	enum sroce_comp_verdict v;
 	unsigned long flags;
-	int after;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC) {
 		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QP_TYPE);
@@ -487,21 +500,21 @@ void sroce_comp_rcv(struct sroce_pkt *pkt)
 	}
 	sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	after = qp->dead ? -EINVAL : sroce_comp_dispatch(qp, pkt);
-	if (after < 0) {
-		sroce_count(pkt->sdev, after == -EALREADY ?
+	v = qp->dead ? SROCE_COMP_DROP : sroce_comp_dispatch(qp, pkt);
+	if (v == SROCE_COMP_DUP || v == SROCE_COMP_DROP) {
+		sroce_count(pkt->sdev, v == SROCE_COMP_DUP ?
 			    SROCE_CNT_RX_DUP_RESP : SROCE_CNT_RX_DROP_RESP);
-		after = SROCE_COMP_NOTHING;
+		v = SROCE_COMP_NOTHING;
 	}
 	/* Wake the requester only if it waits for us. */
-	if (!qp->req.stalled && !qp->req.retry)
-		after &= ~SROCE_COMP_KICK;
+	if (v == SROCE_COMP_KICK && !qp->req.stalled && !qp->req.retry)
+		v = SROCE_COMP_NOTHING;
 	sroce_comp_retire(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	sroce_comp_finish(qp, after);
+	sroce_comp_finish(qp, v);
 }
 
-static int sroce_comp_timeout_locked(struct sroce_qp *qp)
+static enum sroce_comp_verdict sroce_comp_timeout_locked(struct sroce_qp *qp)
 {
 	u8 state = READ_ONCE(qp->state);
 
@@ -542,16 +555,16 @@ static int sroce_comp_timeout_locked(struct sroce_qp *qp)
 void sroce_comp_retrans_timer(struct timer_list *t)
 {
 	struct sroce_qp *qp = sroce_timer_container(qp, t, retrans_timer);
+	enum sroce_comp_verdict v;
 	unsigned long flags;
-	int after;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	after = sroce_comp_timeout_locked(qp);
-	if (after == SROCE_COMP_KICK)
+	v = sroce_comp_timeout_locked(qp);
+	if (v == SROCE_COMP_KICK)
 		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
 	sroce_comp_retire(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	sroce_comp_finish(qp, after);
+	sroce_comp_finish(qp, v);
 }
 
 /**
