@@ -2,11 +2,13 @@
 /*
  * req.c - the requester: turns send work requests into request packets.
  *
- * It runs only from the QP's req_work, so it never runs concurrently with
- * itself; what it shares with the completer (which runs in softirq when
- * responses arrive) is guarded by qp->sq.lock.  Each packet is decided and
- * built under the lock and sent after it is dropped, so the receive path
- * (for loopback, called from the send itself) can take the QP's locks.
+ * It runs from the send doorbell of a user QP, in the system call
+ * (sroce_req_kick()), and from the QP's req_work, never in two places at
+ * once (qp->req_runner, runner.h); what it shares with the completer
+ * (which runs in softirq when responses arrive) is guarded by qp->sq.lock.
+ * Each packet is decided and built under the lock and sent after it is
+ * dropped, so the receive path (for loopback, called from the send itself)
+ * can take the QP's locks.
  *
  * One step decides the next packet: take new user WQEs, go back if the
  * completer asked for a retry, then check the limits (SQ drain, fences,
@@ -506,39 +508,46 @@ static enum sroce_req_step sroce_req_once(struct sroce_qp *qp)
 }
 
 /*
- * Run the requester here, unless it is running elsewhere: then make that
- * runner go round once more.  A caller first asks for a pass (AGAIN), then
- * tries to become the runner; the runner clears AGAIN before each pass and
- * looks at it again after giving up RUNNING, so a request made at any
- * moment is served by someone.  A runner that spends its budget leaves the
- * rest to the work item.
+ * The runner's passes, SROCE_REQ_BUDGET steps at most in all, until a pass
+ * finds nothing to send and no other was asked for.  True when it stops
+ * with work left: the budget spent, or a packet built by the last step.
+ */
+static bool sroce_req_passes(struct sroce_qp *qp)
+{
+	enum sroce_req_step step;
+	int budget = SROCE_REQ_BUDGET;
+
+	do {
+		sroce_runner_pass(&qp->req_runner);
+		step = SROCE_REQ_PACKET;
+		while (budget > 0 && step == SROCE_REQ_PACKET) {
+			step = sroce_req_once(qp);
+			budget--;
+		}
+	} while (budget > 0 && step != SROCE_REQ_FAILED &&
+		 sroce_runner_asked(&qp->req_runner));
+	return step == SROCE_REQ_PACKET || budget <= 0;
+}
+
+/*
+ * Run the requester here, unless it is running elsewhere: then that runner
+ * goes round once more (runner.h).  A runner that stops with work left
+ * leaves it to the work item.
  */
 static void sroce_req_run(struct sroce_qp *qp)
 {
-	enum sroce_req_step step = SROCE_REQ_IDLE;
-	int budget;
+	bool left;
 
-	set_bit(SROCE_REQ_AGAIN, &qp->req_flags);
-	while (!test_and_set_bit_lock(SROCE_REQ_RUNNING, &qp->req_flags)) {
-		budget = SROCE_REQ_BUDGET;
-		do {
-			clear_bit(SROCE_REQ_AGAIN, &qp->req_flags);
-			step = SROCE_REQ_PACKET;
-			while (budget > 0 && step == SROCE_REQ_PACKET) {
-				step = sroce_req_once(qp);
-				budget--;
-			}
-		} while (budget > 0 && step != SROCE_REQ_FAILED &&
-			 test_bit(SROCE_REQ_AGAIN, &qp->req_flags));
-		clear_bit_unlock(SROCE_REQ_RUNNING, &qp->req_flags);
-		smp_mb__after_atomic();	/* RUNNING clear before AGAIN read */
-		if (step == SROCE_REQ_PACKET || budget <= 0) {
+	if (!sroce_runner_start(&qp->req_runner))
+		return;
+	do {
+		left = sroce_req_passes(qp);
+		sroce_runner_stop(&qp->req_runner);
+		if (left) {
 			sroce_qp_sched_req(qp);
-			break;
+			return;
 		}
-		if (!test_bit(SROCE_REQ_AGAIN, &qp->req_flags))
-			break;
-	}
+	} while (sroce_runner_resume(&qp->req_runner));
 }
 
 /**

@@ -38,6 +38,7 @@
 #include "opcode.h"
 #include "pool.h"
 #include "queue.h"
+#include "runner.h"
 
 /* The device's only port. */
 #define SROCE_PORT 1
@@ -752,8 +753,8 @@ struct sroce_resp {
  * @sport: UDP source port of this QP's packets
  * @num_mcast: multicast groups the QP is attached to (UD; sroce_mcast.lock)
  * @sq_sig_all: every send work request completes with a CQE
- * @req_flags: SROCE_REQ_RUNNING while someone runs the requester,
- *	SROCE_REQ_AGAIN when it must make another pass (req.c)
+ * @req_runner: lets one caller at a time run the requester, and none of
+ *	their requests be lost (runner.h, req.c)
  * @req_work: runs the requester
  * @event_work: flushes and raises @events from process context
  * @events: pending work for @event_work: a bit per enum ib_event_type,
@@ -795,7 +796,7 @@ struct sroce_qp {
 	u16 sport;
 	u32 num_mcast;
 	bool sq_sig_all;
-	unsigned long req_flags;
+	struct sroce_runner req_runner;
 	struct work_struct req_work;
 	struct work_struct event_work;
 	atomic_t events;
@@ -1100,11 +1101,6 @@ bool sroce_rq_skip(struct sroce_rq *rq, u64 *wr_id);
 u32 sroce_rq_count(struct sroce_rq *rq);
 
 /* req.c */
-enum sroce_req_flags {
-	SROCE_REQ_RUNNING,
-	SROCE_REQ_AGAIN,
-};
-
 void sroce_req_work(struct work_struct *work);
 void sroce_req_kick(struct sroce_qp *qp);
 
