@@ -2,14 +2,16 @@
 /*
  * resp.c - the responder: executes incoming requests (SEND, RDMA WRITE,
  * RDMA READ, atomics) against the QP's receive queue and registered
- * memory, and answers them (ACK, NAK, READ responses, atomic ACKs).
+ * memory, and decides their answers (ACK, NAK, READ responses, atomic
+ * ACKs).
  *
  * Requests are handled in softirq as they arrive, under qp->resp.lock;
  * the packets they produce are collected and sent after the lock is
- * dropped.  READ responses, possibly many packets, are sent by the
- * responder's work from process context; while any response is owed,
- * atomic ACKs and ACK/NAKs are held back and sent by the work after it, so
- * that the requester sees responses in PSN order.
+ * dropped.  READ responses, possibly many packets, are owed, and sent
+ * after the lock is dropped or by the responder's work from process
+ * context; while any response is owed, atomic ACKs and ACK/NAKs are held
+ * back and sent after it, so that the requester sees responses in PSN
+ * order.  owed.c keeps the responder resources and sends what is owed.
  *
  * RC packet handling: PSN check (ahead: one sequence-error NAK per gap;
  * behind: a duplicate, re-acknowledged or replayed from the responder
@@ -29,9 +31,8 @@
 /* resp.last_opcode between messages. */
 #define SROCE_NO_OPCODE 0xff
 
-/* Owed response packets the receive path sends itself, and the work. */
+/* Owed response packets the receive path sends itself (owed.c). */
 #define SROCE_RESP_INLINE_BUDGET 16
-#define SROCE_RESP_WORK_BUDGET 64
 
 /* Bytes of network header UD receive buffers start with. */
 #define SROCE_GRH_BYTES 40
@@ -48,83 +49,6 @@ enum sroce_resp_verdict {
 static u8 sroce_resp_op(const struct sroce_pkt *pkt)
 {
 	return pkt->opcode & SROCE_OP_MASK;
-}
-
-/* Build an ACK-family packet: ACK/NAK, or an atomic ACK with @orig. */
-static struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome,
-					  u32 psn, bool atomic, u64 orig)
-{
-	u8 opcode = SROCE_TRANSPORT_RC |
-		    (atomic ? SROCE_OP_ATOMIC_ACK : SROCE_OP_ACK);
-	const struct sroce_opcode_info *info = sroce_opcode(opcode);
-	struct sroce_atmack *atmack;
-	struct sroce_aeth *aeth;
-	void *hdrs, *payload;
-	struct sk_buff *skb;
-
-	skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, 0, qp->dest_qpn,
-			     psn, false, false, &hdrs, &payload);
-	if (!skb)
-		return NULL;
-	aeth = hdrs + info->off_aeth;
-	aeth->smsn = sroce_aeth_pack(syndrome, qp->resp.msn);
-	if (atomic) {
-		atmack = hdrs + info->off_atmack;
-		atmack->orig = cpu_to_be64(orig);
-	}
-	return skb;
-}
-
-/*
- * Whether a new ACK/NAK replaces the one held back: an ACK replaces an ACK;
- * a NAK replaces an ACK; an ACK replaces a sequence or RNR NAK once it
- * acknowledges the PSN that NAK was about (the packet asked for arrived
- * meanwhile: sending the NAK would make the requester resend for nothing).
- * A fatal NAK is never replaced: the QP is going to the error state.
- */
-static bool sroce_resp_ack_replaces(const struct sroce_resp_ack *p,
-				    u8 syndrome, u32 psn)
-{
-	u8 held = p->syndrome & SROCE_AETH_TYPE_MASK;
-
-	if (!p->valid || held == SROCE_AETH_ACK)
-		return true;
-	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
-		return false;
-	if (held == SROCE_AETH_NAK &&
-	    p->syndrome != (SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR))
-		return false;
-	return sroce_psn_diff(psn, p->psn) >= 0;
-}
-
-/* Send an ACK or NAK now, or hold it back behind queued responses. */
-static void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
-			   struct sk_buff_head *out)
-{
-	struct sroce_resp_ack *p = &qp->resp.pending;
-	struct sk_buff *skb;
-
-	lockdep_assert_held(&qp->resp.lock);
-	if (qp->resp.queued || qp->resp.owed_busy) {
-		if (sroce_resp_ack_replaces(p, syndrome, psn)) {
-			p->valid = true;
-			p->syndrome = syndrome;
-			p->psn = psn;
-		}
-		return;
-	}
-	skb = sroce_resp_ack_skb(qp, syndrome, psn, false, 0);
-	if (skb)
-		__skb_queue_tail(out, skb);
-}
-
-static void sroce_resp_sched(struct sroce_qp *qp)
-{
-	if (qp->dead)
-		return;
-	refcount_inc(&qp->ref);
-	if (!queue_work(sroce_resp_wq, &qp->resp.work))
-		sroce_qp_put(qp);
 }
 
 static void sroce_resp_post(struct sroce_qp *qp, struct ib_wc *wc,
@@ -358,52 +282,6 @@ static enum sroce_resp_verdict sroce_resp_write(struct sroce_qp *qp,
 	return SROCE_RESP_DONE;
 }
 
-static void sroce_resp_res_sent(struct sroce_qp *qp,
-				struct sroce_resp_res *res)
-{
-	res->queued = false;
-	res->replay = false;
-	qp->resp.queued--;
-}
-
-/*
- * The resource taken @i before the newest one.  Resources are taken in
- * turn, in PSN order, so from the newest back they hold ever older
- * requests, and those not yet used (SROCE_RES_NONE) come last.
- */
-static struct sroce_resp_res *sroce_resp_newest(struct sroce_qp *qp, u32 i)
-{
-	u32 n = qp->resp.num_res;
-
-	return &qp->resp.res[(qp->resp.res_next + n - 1 - i % n) % n];
-}
-
-/*
- * The next responder resource, in turn.  A requester keeps no more READs
- * and atomics outstanding than there are resources, so the one whose turn
- * it is has been answered in full, and the requester has all of it: a
- * replay still queued there (a duplicate of the old request came in while
- * the first answer was on its way) is one nobody waits for, and the new
- * request takes its place.  NULL if the first answer itself is still
- * being sent: the requester went over the limit.
- */
-static struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
-{
-	u32 n = qp->resp.num_res;
-	struct sroce_resp_res *res;
-
-	lockdep_assert_held(&qp->resp.lock);
-	if (!n)
-		return NULL;
-	res = &qp->resp.res[qp->resp.res_next % n];
-	if (res->queued && !res->replay)
-		return NULL;
-	if (res->queued)
-		sroce_resp_res_sent(qp, res);
-	qp->resp.res_next = (qp->resp.res_next + 1) % n;
-	return res;
-}
-
 static bool sroce_resp_mem_ok(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 			      u32 access)
 {
@@ -419,22 +297,6 @@ static bool sroce_resp_mem_ok(struct sroce_qp *qp, u32 rkey, u64 va, u64 len,
 	return mr;
 }
 
-static u32 sroce_resp_read_npkts(struct sroce_qp *qp, u32 len)
-{
-	return max_t(u32, 1, DIV_ROUND_UP(len, qp->pmtu));
-}
-
-/* Owe @res's answer: for a duplicate request (@replay) or the first time. */
-static void sroce_resp_queue_res(struct sroce_qp *qp,
-				 struct sroce_resp_res *res, bool replay)
-{
-	if (!res->queued) {
-		res->queued = true;
-		res->replay = replay;
-		qp->resp.queued++;
-	}
-}
-
 /*
  * What a READ asking for @len bytes at @va under @rkey must pass, new or
  * replayed: its length, the QP's remote read access, the key's memory.
@@ -447,17 +309,6 @@ static enum sroce_resp_verdict sroce_resp_read_check(struct sroce_qp *qp,
 	if (!sroce_resp_mem_ok(qp, rkey, va, len, IB_ACCESS_REMOTE_READ))
 		return SROCE_RESP_NAK_ACCESS;
 	return SROCE_RESP_DONE;
-}
-
-/* Start @res's answer: @len bytes at @va, from @psn. */
-static void sroce_resp_read_start(struct sroce_qp *qp,
-				  struct sroce_resp_res *res, u32 psn, u64 va,
-				  u32 len)
-{
-	res->cur_psn = psn;
-	res->end_psn = sroce_psn_add(psn, sroce_resp_read_npkts(qp, len) - 1);
-	res->va = va;
-	res->resid = len;
 }
 
 static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
@@ -848,8 +699,6 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 			       be32_to_cpu(deth->sqpn) & SROCE_24BIT_MASK);
 }
 
-static void sroce_resp_flush_owed(struct sroce_qp *qp, int budget);
-
 static void sroce_resp_xmit(struct sroce_qp *qp, struct sk_buff_head *out)
 {
 	struct sk_buff *skb;
@@ -901,241 +750,6 @@ void sroce_resp_rcv(struct sroce_pkt *pkt)
 		sroce_resp_flush_owed(qp, SROCE_RESP_INLINE_BUDGET);
 	if (comm_est)
 		sroce_qp_event(qp, IB_EVENT_COMM_EST);
-}
-
-/*
- * The oldest resource with a response still owed.  Owed answers are those
- * of the newest requests, mostly: the search goes back from the newest
- * until it has seen every resource owed one.
- */
-static struct sroce_resp_res *sroce_resp_oldest(struct sroce_qp *qp)
-{
-	struct sroce_resp_res *best = NULL, *res;
-	u32 i, seen = 0;
-
-	for (i = 0; i < qp->resp.num_res && seen < qp->resp.queued; i++) {
-		res = sroce_resp_newest(qp, i);
-		if (!res->queued)
-			continue;
-		seen++;
-		if (!best || sroce_psn_diff(res->cur_psn, best->cur_psn) < 0)
-			best = res;
-	}
-	return best;
-}
-
-static u8 sroce_resp_read_opcode(const struct sroce_resp_res *res)
-{
-	bool first = res->cur_psn == res->first_psn;
-	bool last = res->cur_psn == res->end_psn;
-	u8 op;
-
-	if (first && last)
-		op = SROCE_OP_READ_RESP_ONLY;
-	else if (first)
-		op = SROCE_OP_READ_RESP_FIRST;
-	else if (last)
-		op = SROCE_OP_READ_RESP_LAST;
-	else
-		op = SROCE_OP_READ_RESP_MIDDLE;
-	return SROCE_TRANSPORT_RC | op;
-}
-
-/* The next packet of a READ response; NULL when out of memory. */
-static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
-					   struct sroce_resp_res *res)
-{
-	u8 opcode = sroce_resp_read_opcode(res);
-	const struct sroce_opcode_info *info = sroce_opcode(opcode);
-	u32 paylen = min(res->resid, qp->pmtu);
-	struct sroce_aeth *aeth;
-	void *hdrs, *payload;
-	struct sroce_mr *mr = NULL;
-	struct sk_buff *skb;
-	int err = 0;
-
-	skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, paylen,
-			     qp->dest_qpn, res->cur_psn, false, false, &hdrs,
-			     &payload);
-	if (!skb)
-		return NULL;
-	if (info->flags & SROCE_OPF_AETH) {
-		aeth = hdrs + info->off_aeth;
-		aeth->smsn = sroce_aeth_pack(SROCE_AETH_ACK |
-					     SROCE_AETH_ACK_UNLIMITED,
-					     qp->resp.msn);
-	}
-	if (paylen) {
-		mr = sroce_rkey_get(qp, res->rkey, res->va, paylen,
-				    IB_ACCESS_REMOTE_READ);
-		err = mr ? sroce_mr_copy(mr, res->va, payload, paylen,
-					 SROCE_FROM_MR) : -EACCES;
-		if (mr)
-			sroce_mr_put(mr);
-	}
-	if (err) {
-		/* The memory went away under the READ. */
-		kfree_skb(skb);
-		return ERR_PTR(-EACCES);
-	}
-	return skb;
-}
-
-/*
- * The next packet of @res's READ answer; NULL when out of memory, or when
- * the answer is given up (*@stale).  Memory that went away under a first
- * answer fails the QP with a remote access NAK.  Under a replay it does
- * not: its owner deregistered or invalidated it after the first answer,
- * on its peer's word that the READ was over, so the duplicate is a stale
- * copy (held back by the network, or sent just before the answer came)
- * that no requester waits for, and the replay is dropped, counted.  Were
- * one waiting after all, its ACK timer would go off and say so there.
- */
-static struct sk_buff *sroce_resp_read_next(struct sroce_qp *qp,
-					    struct sroce_resp_res *res,
-					    bool *stale)
-{
-	struct sk_buff *skb = sroce_resp_read_skb(qp, res);
-
-	*stale = false;
-	if (IS_ERR(skb) && res->replay) {
-		sroce_resp_res_sent(qp, res);
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_STALE_READ_REPLAYS);
-		*stale = true;
-		return NULL;
-	}
-	if (IS_ERR(skb)) {
-		sroce_resp_res_sent(qp, res);
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_ERR_NAKS_SENT);
-		skb = sroce_resp_ack_skb(qp, SROCE_AETH_NAK |
-					 SROCE_NAK_REM_ACCESS, res->cur_psn,
-					 false, 0);
-		sroce_qp_error(qp, IB_EVENT_QP_ACCESS_ERR);
-		return skb;
-	}
-	if (!skb)
-		return NULL;
-	res->va += min(res->resid, qp->pmtu);
-	res->resid -= min(res->resid, qp->pmtu);
-	if (res->cur_psn == res->end_psn)
-		sroce_resp_res_sent(qp, res);
-	res->cur_psn = sroce_psn_add(res->cur_psn, 1);
-	return skb;
-}
-
-/* Build the next owed packet; NULL when nothing is owed. */
-static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
-{
-	struct sroce_resp_ack *p = &qp->resp.pending;
-	struct sroce_resp_res *res;
-	struct sk_buff *skb;
-	bool stale;
-
-	lockdep_assert_held(&qp->resp.lock);
-	while ((res = sroce_resp_oldest(qp))) {
-		if (res->type == SROCE_RES_ATOMIC) {
-			sroce_resp_res_sent(qp, res);
-			return sroce_resp_ack_skb(qp, SROCE_AETH_ACK |
-						  SROCE_AETH_ACK_UNLIMITED,
-						  res->first_psn, true,
-						  res->orig);
-		}
-		skb = sroce_resp_read_next(qp, res, &stale);
-		if (!stale)
-			return skb;
-	}
-	if (!p->valid)
-		return NULL;
-	p->valid = false;
-	return sroce_resp_ack_skb(qp, p->syndrome, p->psn, false, 0);
-}
-
-/*
- * Send owed packets in PSN order, up to @budget.  One sender at a time
- * (owed_busy): a packet is built under the lock and sent after it, so two
- * senders could reorder the wire.  ACKs made meanwhile are held back and
- * sent here, after the responses owed before them.
- */
-static void sroce_resp_flush_owed(struct sroce_qp *qp, int budget)
-{
-	struct sk_buff *skb;
-	bool more;
-
-	spin_lock_bh(&qp->resp.lock);
-	if (qp->resp.owed_busy || qp->dead) {
-		spin_unlock_bh(&qp->resp.lock);
-		return;
-	}
-	qp->resp.owed_busy = true;
-	while (budget-- > 0 && (skb = sroce_resp_next_owed(qp))) {
-		spin_unlock_bh(&qp->resp.lock);
-		sroce_net_xmit(sroce_qp_dev(qp), qp, &qp->av, skb);
-		spin_lock_bh(&qp->resp.lock);
-	}
-	qp->resp.owed_busy = false;
-	more = qp->resp.queued || qp->resp.pending.valid;
-	spin_unlock_bh(&qp->resp.lock);
-	if (more)
-		sroce_resp_sched(qp);
-}
-
-/**
- * sroce_resp_work() - send owed responses: READ data, held-back atomic
- *	ACKs and ACK/NAKs, in PSN order
- * @work: qp->resp.work; the work holds a QP reference
- *
- * Context: Process context (sroce_resp_wq, on the CPU that queued it).
- */
-void sroce_resp_work(struct work_struct *work)
-{
-	struct sroce_qp *qp = container_of(work, struct sroce_qp, resp.work);
-
-	sroce_resp_flush_owed(qp, SROCE_RESP_WORK_BUDGET);
-	sroce_qp_put(qp);
-}
-
-/**
- * sroce_resp_size_res() - give an RC QP's responder @n resources
- * @qp: the QP
- * @n: its max_dest_rd_atomic, 1 to SROCE_MAX_RD_ATOMIC
- *
- * One resource per READ or atomic request the requester may have
- * outstanding: each keeps its request to answer it, and to answer it again
- * for a duplicate.  The array is sized when max_dest_rd_atomic is set
- * (INIT to RTR, or SQD to SQD), charged to the caller.  The newest of the
- * resources there were move to the new array, in turn; answers still owed
- * by older ones, which a smaller depth leaves out, are given up.
- *
- * Context: Process context. May sleep. Caller holds qp->modify_lock.
- * Return: 0, or -ENOMEM.
- */
-int sroce_resp_size_res(struct sroce_qp *qp, u32 n)
-{
-	struct sroce_resp *resp = &qp->resp;
-	struct sroce_resp_res *res, *old;
-	u32 keep, i;
-
-	might_sleep();
-	lockdep_assert_held(&qp->modify_lock);
-	if (n == resp->num_res)
-		return 0;
-	res = kcalloc(n, sizeof(*res), SROCE_GFP_SIZED);
-	if (!res)
-		return -ENOMEM;
-	spin_lock_bh(&resp->lock);
-	keep = min(n, resp->num_res);
-	for (i = 0; i < keep; i++)
-		res[keep - 1 - i] = *sroce_resp_newest(qp, i);
-	for (i = keep; i < resp->num_res; i++)
-		if (sroce_resp_newest(qp, i)->queued)
-			resp->queued--;
-	old = resp->res;
-	resp->res = res;
-	resp->num_res = n;
-	resp->res_next = keep % n;
-	spin_unlock_bh(&resp->lock);
-	kfree(old);
-	return 0;
 }
 
 /**

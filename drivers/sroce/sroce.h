@@ -10,7 +10,8 @@
  *   sroce_mcast.lock     (mcast.c) a device's multicast groups
  *   sroce_devices_lock   (device.c) the list of all devices, for rmmod
  *   sroce_qp.modify_lock (qp.c) serialises modify_qp and query_qp
- *   sroce_resp.lock      (resp.c) the responder; softirq, _bh elsewhere
+ *   sroce_resp.lock      (resp.c, owed.c) the responder; softirq, _bh
+ *                        elsewhere
  *   sroce_sq.lock        (req.c, comp.c) requester and completer; irqsave
  *   sroce_rq.lock        (qp.c, srq.c) kernel receive queue producers; irqsave
  *   sroce_cq.lock        (cq.c) completion queue producer and kernel
@@ -1078,6 +1079,21 @@ void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type event);
 void sroce_qp_flush_sq(struct sroce_qp *qp);
 void sroce_qp_flush_rq(struct sroce_qp *qp);
 
+/* owed.c */
+struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome, u32 psn,
+				   bool atomic, u64 orig);
+void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
+		    struct sk_buff_head *out);
+struct sroce_resp_res *sroce_resp_newest(struct sroce_qp *qp, u32 i);
+struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp);
+void sroce_resp_queue_res(struct sroce_qp *qp, struct sroce_resp_res *res,
+			  bool replay);
+void sroce_resp_read_start(struct sroce_qp *qp, struct sroce_resp_res *res,
+			   u32 psn, u64 va, u32 len);
+void sroce_resp_flush_owed(struct sroce_qp *qp, int budget);
+void sroce_resp_work(struct work_struct *work);
+int sroce_resp_size_res(struct sroce_qp *qp, u32 n);
+
 /* post.c */
 int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
@@ -1106,9 +1122,7 @@ void sroce_req_kick(struct sroce_qp *qp);
 
 /* resp.c */
 void sroce_resp_rcv(struct sroce_pkt *pkt);
-void sroce_resp_work(struct work_struct *work);
 void sroce_resp_reset(struct sroce_qp *qp);
-int sroce_resp_size_res(struct sroce_qp *qp, u32 n);
 
 /* rx.c */
 void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb);
