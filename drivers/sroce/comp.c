@@ -12,7 +12,7 @@
  * only completes on its own responses, never implicitly.
  *
  * The responder of the peer never sends an ACK ahead of a READ response it
- * still owes (resp.c), so an ACK or NAK for a PSN past an unfinished READ
+ * still owes (owed.c), so an ACK or NAK for a PSN past an unfinished READ
  * means the READ's responses were lost: the READ is asked again from its
  * first missing packet.
  */

@@ -9,11 +9,13 @@
  *   sroce_net.lock       (net.c) one namespace's sockets and their users
  *   sroce_mcast.lock     (mcast.c) a device's multicast groups
  *   sroce_devices_lock   (device.c) the list of all devices, for rmmod
- *   sroce_qp.modify_lock (qp.c) serialises modify_qp and query_qp
+ *   sroce_qp.modify_lock (qp.c, qp_state.c) serialises modify_qp and
+ *                        query_qp
  *   sroce_resp.lock      (resp.c, owed.c) the responder; softirq, _bh
  *                        elsewhere
  *   sroce_sq.lock        (req.c, comp.c) requester and completer; irqsave
- *   sroce_rq.lock        (qp.c, srq.c) kernel receive queue producers; irqsave
+ *   sroce_rq.lock        (post.c) kernel receive queue producers, SRQ
+ *                        consumers; irqsave
  *   sroce_cq.lock        (cq.c) completion queue producer and kernel
  *                        consumers; irqsave
  * sroce_devices_lock and sroce_bind_lock are never held across a call into
@@ -759,7 +761,7 @@ struct sroce_resp {
  * @req_work: runs the requester
  * @event_work: flushes and raises @events from process context
  * @events: pending work for @event_work: a bit per enum ib_event_type,
- *	and SROCE_QP_EV_FLUSH (qp.c)
+ *	and SROCE_QP_EV_FLUSH (qp_state.c)
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
  * @dst_cache: route to @av.daddr
@@ -1062,8 +1064,6 @@ struct sk_buff *sroce_net_alloc_skb(struct sroce_dev *sdev, unsigned int len);
 /* qp.c */
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
-int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		    struct ib_udata *udata);
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
@@ -1071,11 +1071,16 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_sched_req(struct sroce_qp *qp);
+
+/* qp_state.c */
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
 void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type event);
 void sroce_qp_fail_wqe(struct sroce_qp *qp, struct sroce_swqe *w, u32 status,
 		       enum ib_event_type event);
 void sroce_qp_sched_flush(struct sroce_qp *qp);
 void sroce_qp_event(struct sroce_qp *qp, enum ib_event_type event);
+void sroce_qp_event_work(struct work_struct *work);
 void sroce_qp_flush_sq(struct sroce_qp *qp);
 void sroce_qp_flush_rq(struct sroce_qp *qp);
 
