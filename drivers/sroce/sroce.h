@@ -1022,15 +1022,6 @@ bool sroce_mr_bind_get(struct sroce_mr *mr);
 void sroce_mr_bind_put(struct sroce_mr *mr);
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
-int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
-		   u32 access);
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  enum sroce_copy_dir dir);
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
-		    u64 compare_add, u64 swap, u64 *orig);
-int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
-		   u32 num_sge, u32 offset, void *buf, u32 len,
-		   enum sroce_copy_dir dir);
 struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			     u32 max_num_sg);
 int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
@@ -1040,6 +1031,17 @@ int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
 int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u64 len, u32 access);
+
+/* mem.c */
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
+		   u32 access);
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir);
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
+		    u64 compare_add, u64 swap, u64 *orig);
+int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
+		   u32 num_sge, u32 offset, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
 
 /* mw.c */
 int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mem.c - every access to registered memory: checking an access against a
+ * region, copying into and out of a region or a scatter/gather list, and
+ * atomic operations.
+ *
+ * All data movement goes through sroce_mr_copy() (one region, by address)
+ * and sroce_sge_copy() (a scatter/gather list), so that new kinds of memory
+ * (fast registration, on-demand paging) slot in under one interface.  The
+ * regions themselves, their keys and lookups are mr.c's.
+ */
+#include <linux/highmem.h>
+
+#include "sroce.h"
+
+/**
+ * sroce_mr_check() - may this access use this region?
+ * @mr: the region
+ * @pd: the PD of the QP making the access
+ * @iova: the first address accessed
+ * @len: bytes accessed
+ * @access: IB_ACCESS_* needed (0 for a local read)
+ *
+ * Context: Any context.
+ * Return: 0, or -EACCES for another PD, missing rights or an invalid
+ * region, -ERANGE for addresses outside the region.
+ */
+int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
+		   u32 access)
+{
+	unsigned long flags;
+	u64 start, size;
+	bool valid;
+	u32 rights;
+
+	if (mr->ibmr.pd != pd)
+		return -EACCES;
+	spin_lock_irqsave(&mr->lock, flags);
+	valid = mr->valid;
+	rights = mr->access;
+	start = mr->iova;
+	size = mr->length;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (!valid || (rights & access) != access)
+		return -EACCES;
+	if (iova < start || iova - start > size || len > size - (iova - start))
+		return -ERANGE;
+	return 0;
+}
+
+static void sroce_copy_chunk(void *mem, void *buf, u32 len,
+			     enum sroce_copy_dir dir)
+{
+	if (dir == SROCE_TO_MR)
+		memcpy(mem, buf, len);
+	else
+		memcpy(buf, mem, len);
+}
+
+static void sroce_mr_copy_user(struct sroce_mr *mr, u64 iova, void *buf,
+			       u32 len, enum sroce_copy_dir dir)
+{
+	u64 off = iova - mr->iova + mr->page_offset;
+	unsigned long idx = off >> PAGE_SHIFT;
+	unsigned int poff = off & ~PAGE_MASK;
+	unsigned int chunk;
+	void *va;
+
+	while (len) {
+		chunk = min_t(u32, len, PAGE_SIZE - poff);
+		va = kmap_local_page(mr->pages[idx]);
+		sroce_copy_chunk(va + poff, buf, chunk, dir);
+		kunmap_local(va);
+		buf += chunk;
+		len -= chunk;
+		poff = 0;
+		idx++;
+	}
+}
+
+/*
+ * The kernel virtual address of @iova in a fast-registration region, and
+ * how many bytes from it lie in the same page.  The page index is bounded
+ * by the page array's size, so a mapping changed under a racing access
+ * yields wrong bytes at worst, never memory outside the array.
+ */
+static void *sroce_mr_fr_addr(struct sroce_mr *mr, u64 iova, u32 *room)
+{
+	u64 page_size = 1ULL << mr->fr_page_shift;
+	u64 base = mr->iova & ~(page_size - 1);
+	u64 off = iova - base;
+	u64 idx = off >> mr->fr_page_shift;
+
+	lockdep_assert_held(&mr->lock);
+	if (iova < base || idx >= mr->fr_npages)
+		return NULL;
+	*room = page_size - (off & (page_size - 1));
+	return (void *)(uintptr_t)(mr->fr_pages[idx] + (off & (page_size - 1)));
+}
+
+/*
+ * The pages of a fast-registration region belong to a kernel ULP, which
+ * may free them once an invalidation completes: the copy holds the
+ * region's lock, so it either finishes before the invalidation or finds
+ * the region invalid.  (At most a packet's worth is copied at a time.)
+ */
+static int sroce_mr_copy_fr(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+			    enum sroce_copy_dir dir)
+{
+	unsigned long flags;
+	u32 chunk, room;
+	int err = 0;
+	void *va;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (!mr->valid)
+		err = -EACCES;
+	while (!err && len) {
+		va = sroce_mr_fr_addr(mr, iova, &room);
+		if (!va) {
+			err = -ERANGE;
+			break;
+		}
+		chunk = min(len, room);
+		sroce_copy_chunk(va, buf, chunk, dir);
+		buf += chunk;
+		iova += chunk;
+		len -= chunk;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+/**
+ * sroce_mr_copy() - move data into or out of a region
+ * @mr: the region; the caller checked the range with sroce_mr_check()
+ * @iova: the first address
+ * @buf: kernel buffer
+ * @len: bytes
+ * @dir: which way
+ *
+ * Context: Any context.
+ * Return: 0; for a fast-registration region -EACCES if it has been
+ * invalidated since the check, -ERANGE if its mapping has no such page.
+ */
+int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		  enum sroce_copy_dir dir)
+{
+	if (!len)
+		return 0;
+	if (mr->type == SROCE_MR_FAST_REG)
+		return sroce_mr_copy_fr(mr, iova, buf, len, dir);
+	if (mr->type == SROCE_MR_DMA)
+		sroce_copy_chunk((void *)(uintptr_t)iova, buf, len, dir);
+	else
+		sroce_mr_copy_user(mr, iova, buf, len, dir);
+	return 0;
+}
+
+/**
+ * sroce_mr_atomic() - an atomic operation on a region's memory
+ * @mr: the region; the caller checked the 8 bytes with sroce_mr_check()
+ * @iova: the 8-byte aligned address
+ * @cmp_swap: compare-and-swap, else fetch-and-add
+ * @compare_add: the compare value, or the addend
+ * @swap: the swap value
+ * @orig: the value before the operation
+ *
+ * The operation is a CPU atomic instruction on the memory, so it is atomic
+ * against every other sroce atomic on any QP and against the CPU's own.
+ *
+ * Context: Any context.
+ * Return: 0, -EINVAL for an unaligned address; for a fast-registration
+ * region -EACCES if it has been invalidated since the check, -ERANGE
+ * outside its mapping.
+ */
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
+		    u64 compare_add, u64 swap, u64 *orig)
+{
+	u64 off = iova - mr->iova + mr->page_offset;
+	unsigned long flags;
+	void *va = NULL;
+	int err = 0;
+	u32 room;
+	u64 *p;
+
+	if (iova & 7)
+		return -EINVAL;
+	if (mr->type == SROCE_MR_FAST_REG) {
+		/* As sroce_mr_copy_fr(): not after an invalidation. */
+		spin_lock_irqsave(&mr->lock, flags);
+		p = mr->valid ? sroce_mr_fr_addr(mr, iova, &room) : NULL;
+		if (!mr->valid)
+			err = -EACCES;
+		else if (!p || room < sizeof(*p))
+			err = -ERANGE;
+		else if (cmp_swap)
+			*orig = cmpxchg64(p, compare_add, swap);
+		else
+			*orig = atomic64_fetch_add(compare_add,
+						   (atomic64_t *)p);
+		spin_unlock_irqrestore(&mr->lock, flags);
+		return err;
+	}
+	if (mr->type == SROCE_MR_DMA) {
+		p = (u64 *)(uintptr_t)iova;
+	} else {
+		va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
+		p = va + (off & ~PAGE_MASK);
+	}
+	if (cmp_swap)
+		*orig = cmpxchg64(p, compare_add, swap);
+	else
+		*orig = atomic64_fetch_add(compare_add, (atomic64_t *)p);
+	if (va)
+		kunmap_local(va);
+	return 0;
+}
+
+static int sroce_sge_copy_one(struct sroce_qp *qp, const struct sroce_sge *sge,
+			      u32 off, void *buf, u32 len,
+			      enum sroce_copy_dir dir)
+{
+	u32 access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
+	struct sroce_mr *mr;
+	int err;
+
+	if (sge->lkey == SROCE_LOCAL_DMA_LKEY && !qp->is_user) {
+		sroce_copy_chunk((void *)(uintptr_t)(sge->addr + off), buf, len,
+				 dir);
+		return 0;
+	}
+	mr = sroce_mr_get(sroce_qp_dev(qp), sge->lkey);
+	if (!mr)
+		return -EINVAL;
+	err = sroce_mr_check(mr, qp->ibqp.pd, sge->addr + off, len, access);
+	if (!err)
+		err = sroce_mr_copy(mr, sge->addr + off, buf, len, dir);
+	sroce_mr_put(mr);
+	return err;
+}
+
+/**
+ * sroce_sge_copy() - move data into or out of a scatter/gather list
+ * @qp: the QP whose work request the list belongs to
+ * @sge: the list
+ * @num_sge: entries in @sge
+ * @offset: bytes of the list to skip first
+ * @buf: kernel buffer
+ * @len: bytes to move
+ * @dir: which way
+ *
+ * Every key is looked up and checked (PD, local write access for
+ * SROCE_TO_MR, bounds); the reserved local DMA lkey is honoured for kernel
+ * QPs only.
+ *
+ * Context: Any context.
+ * Return: 0, -EINVAL for a bad key, -EACCES or -ERANGE for a violation,
+ * -EMSGSIZE if the list is shorter than @offset + @len.
+ */
+int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
+		   u32 num_sge, u32 offset, void *buf, u32 len,
+		   enum sroce_copy_dir dir)
+{
+	u32 i, chunk;
+	int err;
+
+	for (i = 0; i < num_sge && len; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		chunk = min(len, sge[i].length - offset);
+		err = sroce_sge_copy_one(qp, &sge[i], offset, buf, chunk, dir);
+		if (err)
+			return err;
+		buf += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}
