@@ -106,11 +106,14 @@ static struct sroce_mcast_grp *sroce_mcast_find(struct sroce_dev *sdev,
 	return NULL;
 }
 
+/* @qp's membership of @grp; NULL if it has none, or there is no @grp. */
 static struct sroce_mcast_member *
 sroce_mcast_member(struct sroce_mcast_grp *grp, struct sroce_qp *qp)
 {
 	struct sroce_mcast_member *m;
 
+	if (!grp)
+		return NULL;
 	list_for_each_entry(m, &grp->members, node)
 		if (m->qp == qp)
 			return m;
@@ -194,9 +197,8 @@ static int sroce_mcast_attach_locked(struct sroce_dev *sdev,
 				     const struct in6_addr *mgid)
 {
 	struct sroce_mcast_grp *grp = sroce_mcast_find(sdev, mgid);
-	struct sroce_mcast_member *m;
+	struct sroce_mcast_member *m = sroce_mcast_member(grp, qp);
 
-	m = grp ? sroce_mcast_member(grp, qp) : NULL;
 	if (m) {
 		m->count++;
 		return 0;
@@ -241,9 +243,8 @@ static int sroce_mcast_detach_locked(struct sroce_dev *sdev,
 				     const struct in6_addr *mgid)
 {
 	struct sroce_mcast_grp *grp = sroce_mcast_find(sdev, mgid);
-	struct sroce_mcast_member *m;
+	struct sroce_mcast_member *m = sroce_mcast_member(grp, qp);
 
-	m = grp ? sroce_mcast_member(grp, qp) : NULL;
 	if (!m)
 		return -EINVAL;
 	if (!--m->count)
