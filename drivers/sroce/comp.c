@@ -351,13 +351,13 @@ static enum sroce_comp_verdict sroce_comp_aeth(struct sroce_qp *qp,
 }
 
 /*
- * The READ or atomic work request a response is for.  NULL when it is for
- * none (*@v is then SROCE_COMP_DROP), or when responses before it are
- * missing: it is dropped (counted), and *@v says what asking again for the
- * first missing one comes to.
+ * The READ (@read) or atomic work request a response is for.  NULL when it
+ * is for none of that kind (*@v is then SROCE_COMP_DROP), or when
+ * responses before it are missing: it is dropped (counted), and *@v says
+ * what asking again for the first missing one comes to.
  */
 static struct sroce_swqe *
-sroce_comp_rd_atomic_target(struct sroce_qp *qp, u32 psn,
+sroce_comp_rd_atomic_target(struct sroce_qp *qp, u32 psn, bool read,
 			    enum sroce_comp_verdict *v)
 {
 	struct sroce_swqe *w;
@@ -379,6 +379,9 @@ sroce_comp_rd_atomic_target(struct sroce_qp *qp, u32 psn,
 		*v = sroce_comp_go_back(qp, qp->comp.psn);
 		return NULL;
 	}
+	if (read ? w->opcode != IB_WR_RDMA_READ :
+		   w->opcode == IB_WR_RDMA_READ)
+		return NULL;
 	*v = SROCE_COMP_NOTHING;
 	return w;
 }
@@ -404,6 +407,27 @@ static bool sroce_comp_read_shape_ok(struct sroce_qp *qp,
 	return pkt->paylen == qp->pmtu;
 }
 
+/*
+ * The data of @w's response at @psn lands in @w's SGEs from @offset; its
+ * last response completes @w.
+ */
+static enum sroce_comp_verdict
+sroce_comp_rd_atomic_data(struct sroce_qp *qp, struct sroce_swqe *w, u32 psn,
+			  u32 offset, void *data, u32 len)
+{
+	/* @w's slot number, like its index, names its slot. */
+	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
+			   offset, data, len, SROCE_TO_MR))
+		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
+	if (psn == w->last_psn) {
+		w->state = SROCE_WQE_DONE;
+		w->status = IB_WC_SUCCESS;
+		qp->req.rd_atomic--;
+	}
+	sroce_comp_progress(qp, sroce_psn_add(psn, 1));
+	return SROCE_COMP_KICK;
+}
+
 static enum sroce_comp_verdict sroce_comp_read(struct sroce_qp *qp,
 					       struct sroce_pkt *pkt)
 {
@@ -411,27 +435,17 @@ static enum sroce_comp_verdict sroce_comp_read(struct sroce_qp *qp,
 	struct sroce_swqe *w;
 	u32 offset;
 
-	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &v);
+	w = sroce_comp_rd_atomic_target(qp, pkt->psn, true, &v);
 	if (!w)
 		return v;
-	if (w->opcode != IB_WR_RDMA_READ)
-		return SROCE_COMP_DROP;
 	offset = ((pkt->psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
 	if (!sroce_comp_read_shape_ok(qp, w, pkt, offset))
 		return SROCE_COMP_DROP;
-	/* @w's slot number, like its index, names its slot. */
-	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
-			   offset, pkt->payload, pkt->paylen, SROCE_TO_MR))
-		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
-	if (pkt->psn == w->last_psn) {
-		w->state = SROCE_WQE_DONE;
-		w->status = IB_WC_SUCCESS;
-		qp->req.rd_atomic--;
-	}
-	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
-	return SROCE_COMP_KICK;
+	return sroce_comp_rd_atomic_data(qp, w, pkt->psn, offset, pkt->payload,
+					 pkt->paylen);
 }
 
+/* An atomic's one response: always its last. */
 static enum sroce_comp_verdict sroce_comp_atomic(struct sroce_qp *qp,
 						 struct sroce_pkt *pkt)
 {
@@ -439,20 +453,12 @@ static enum sroce_comp_verdict sroce_comp_atomic(struct sroce_qp *qp,
 	struct sroce_swqe *w;
 	u64 orig;
 
-	w = sroce_comp_rd_atomic_target(qp, pkt->psn, &v);
+	w = sroce_comp_rd_atomic_target(qp, pkt->psn, false, &v);
 	if (!w)
 		return v;
-	if (w->opcode == IB_WR_RDMA_READ)
-		return SROCE_COMP_DROP;
 	orig = be64_to_cpu(sroce_pkt_atmack(pkt)->orig);
-	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
-			   0, &orig, sizeof(orig), SROCE_TO_MR))
-		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
-	w->state = SROCE_WQE_DONE;
-	w->status = IB_WC_SUCCESS;
-	qp->req.rd_atomic--;
-	sroce_comp_progress(qp, sroce_psn_add(pkt->psn, 1));
-	return SROCE_COMP_KICK;
+	return sroce_comp_rd_atomic_data(qp, w, pkt->psn, 0, &orig,
+					 sizeof(orig));
 }
 
 static enum sroce_comp_verdict sroce_comp_dispatch(struct sroce_qp *qp,
