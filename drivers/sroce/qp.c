@@ -380,9 +380,9 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /* What "rdma res show qp -dd" shows of the transport's state. */
 struct sroce_qp_res {
-	u32 sq_prod, sq_cons, req_idx, req_psn, max_psn, comp_psn;
-	u32 rd_atomic, retry_left, rnr_left, head_state, epsn;
-	bool stalled, retry, rnr_wait;
+	u32 sq_prod, sq_cons, head_state, epsn;
+	struct sroce_req req;
+	struct sroce_comp comp;
 };
 
 static void sroce_qp_res_snapshot(struct sroce_qp *qp, struct sroce_qp_res *r)
@@ -392,16 +392,8 @@ static void sroce_qp_res_snapshot(struct sroce_qp *qp, struct sroce_qp_res *r)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	r->sq_prod = qp->sq.prod;
 	r->sq_cons = qp->sq.cons;
-	r->req_idx = qp->req.idx;
-	r->req_psn = qp->req.psn;
-	r->max_psn = qp->req.max_psn;
-	r->comp_psn = qp->comp.psn;
-	r->rd_atomic = qp->req.rd_atomic;
-	r->retry_left = qp->comp.retry_left;
-	r->rnr_left = qp->comp.rnr_left;
-	r->stalled = qp->req.stalled;
-	r->retry = qp->req.retry;
-	r->rnr_wait = qp->comp.rnr_wait;
+	r->req = qp->req;
+	r->comp = qp->comp;
 	r->head_state = qp->sq.cons == qp->sq.prod ? U32_MAX :
 			sroce_sq_wqe(qp, qp->sq.cons)->state;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
@@ -433,18 +425,18 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "sq_prod", r.sq_prod) ||
 	    rdma_nl_put_driver_u32(msg, "sq_cons", r.sq_cons) ||
-	    rdma_nl_put_driver_u32(msg, "req_idx", r.req_idx) ||
-	    rdma_nl_put_driver_u32_hex(msg, "req_psn", r.req_psn) ||
-	    rdma_nl_put_driver_u32_hex(msg, "max_psn", r.max_psn) ||
-	    rdma_nl_put_driver_u32_hex(msg, "comp_psn", r.comp_psn) ||
+	    rdma_nl_put_driver_u32(msg, "req_idx", r.req.idx) ||
+	    rdma_nl_put_driver_u32_hex(msg, "req_psn", r.req.psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "max_psn", r.req.max_psn) ||
+	    rdma_nl_put_driver_u32_hex(msg, "comp_psn", r.comp.psn) ||
 	    rdma_nl_put_driver_u32_hex(msg, "epsn", r.epsn) ||
-	    rdma_nl_put_driver_u32(msg, "rd_atomic", r.rd_atomic) ||
-	    rdma_nl_put_driver_u32(msg, "retry_left", r.retry_left) ||
-	    rdma_nl_put_driver_u32(msg, "rnr_left", r.rnr_left) ||
+	    rdma_nl_put_driver_u32(msg, "rd_atomic", r.req.rd_atomic) ||
+	    rdma_nl_put_driver_u32(msg, "retry_left", r.comp.retry_left) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_left", r.comp.rnr_left) ||
 	    rdma_nl_put_driver_u32(msg, "head_wqe_state", r.head_state) ||
-	    rdma_nl_put_driver_u32(msg, "stalled", r.stalled) ||
-	    rdma_nl_put_driver_u32(msg, "retry", r.retry) ||
-	    rdma_nl_put_driver_u32(msg, "rnr_wait", r.rnr_wait)) {
+	    rdma_nl_put_driver_u32(msg, "stalled", r.req.stalled) ||
+	    rdma_nl_put_driver_u32(msg, "retry", r.req.retry) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_wait", r.comp.rnr_wait)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}
