@@ -55,6 +55,44 @@ err_uninit_sq:
 	return ret;
 }
 
+/*
+ * A zeroed QP for a creation whose attributes checked out (@check 0);
+ * NULL with errno set to @check when they did not, or to ENOMEM.
+ */
+static struct sroce_qp *qp_alloc(int check)
+{
+	if (check) {
+		errno = check;
+		return NULL;
+	}
+	return calloc(1, sizeof(struct sroce_qp));
+}
+
+/*
+ * The rest of a creation once the kernel's create command has run (@ret,
+ * its result): map the rings the kernel described.  On failure the QP is
+ * destroyed again if the kernel created it, and freed.
+ * Return: 0, or the error, with errno set to it.
+ */
+static int qp_create_finish(struct sroce_qp *qp, int ret, int cmd_fd,
+			    const struct ibv_qp_cap *cap, bool has_srq,
+			    const struct sroce_create_qp_resp *drv)
+{
+	if (ret)
+		goto err_free_qp;
+	ret = qp_init_queues(qp, cmd_fd, cap, has_srq, drv);
+	if (ret)
+		goto err_destroy_qp;
+	return 0;
+
+err_destroy_qp:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free_qp:
+	free(qp);
+	errno = ret;
+	return ret;
+}
+
 /**
  * sroce_qp_create() - create_qp op
  * @ibpd: PD
@@ -73,34 +111,16 @@ struct ibv_qp *sroce_qp_create(struct ibv_pd *ibpd,
 	struct sroce_qp *qp;
 	int ret;
 
-	ret = qp_check_type(attr->qp_type);
-	if (ret) {
-		errno = ret;
-		return NULL;
-	}
-
-	qp = calloc(1, sizeof(*qp));
+	qp = qp_alloc(qp_check_type(attr->qp_type));
 	if (!qp)
 		return NULL;
 
 	ret = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_free_qp;
-
-	ret = qp_init_queues(qp, ibpd->context->cmd_fd, &attr->cap,
-			     attr->srq != NULL, &resp.drv);
-	if (ret)
-		goto err_destroy_qp;
-
+	if (qp_create_finish(qp, ret, ibpd->context->cmd_fd, &attr->cap,
+			     attr->srq != NULL, &resp.drv))
+		return NULL;
 	return &qp->vqp.qp;
-
-err_destroy_qp:
-	ibv_cmd_destroy_qp(&qp->vqp.qp);
-err_free_qp:
-	free(qp);
-	errno = ret;
-	return NULL;
 }
 
 /* Return: 0, or EOPNOTSUPP for what the provider cannot serve. */
@@ -144,13 +164,7 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 	struct sroce_qp *qp;
 	int ret;
 
-	ret = qp_check_attr_ex(attr);
-	if (ret) {
-		errno = ret;
-		return NULL;
-	}
-
-	qp = calloc(1, sizeof(*qp));
+	qp = qp_alloc(qp_check_attr_ex(attr));
 	if (!qp)
 		return NULL;
 
@@ -163,26 +177,15 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &core_attr, &cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	attr->cap = core_attr.cap;
-	if (ret)
-		goto err_free_qp;
-
-	ret = qp_init_queues(qp, ibctx->cmd_fd, &attr->cap, attr->srq != NULL,
-			     &resp.drv);
-	if (ret)
-		goto err_destroy_qp;
+	if (qp_create_finish(qp, ret, ibctx->cmd_fd, &attr->cap,
+			     attr->srq != NULL, &resp.drv))
+		return NULL;
 
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
 		sroce_wr_init(qp, attr->send_ops_flags);
 		qp->vqp.comp_mask |= VERBS_QP_EX;
 	}
 	return &qp->vqp.qp;
-
-err_destroy_qp:
-	ibv_cmd_destroy_qp(&qp->vqp.qp);
-err_free_qp:
-	free(qp);
-	errno = ret;
-	return NULL;
 }
 
 /*

@@ -224,13 +224,20 @@ static void wr_set_rdma(struct sroce_send_wqe *wqe, uint32_t rkey,
 	wqe->wr.rdma.rkey = rkey;
 }
 
-static void wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
-			  uint64_t remote_addr)
+/* A WRITE or READ without immediate data: the remote address is all. */
+static void wr_rdma(struct ibv_qp_ex *qpx, unsigned int opcode,
+		    uint32_t rkey, uint64_t remote_addr)
 {
-	struct sroce_send_wqe *wqe = wr_begin(qpx, IBV_WR_RDMA_WRITE);
+	struct sroce_send_wqe *wqe = wr_begin(qpx, opcode);
 
 	if (wqe)
 		wr_set_rdma(wqe, rkey, remote_addr);
+}
+
+static void wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			  uint64_t remote_addr)
+{
+	wr_rdma(qpx, IBV_WR_RDMA_WRITE, rkey, remote_addr);
 }
 
 static void wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
@@ -247,10 +254,7 @@ static void wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey,
 static void wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey,
 			 uint64_t remote_addr)
 {
-	struct sroce_send_wqe *wqe = wr_begin(qpx, IBV_WR_RDMA_READ);
-
-	if (wqe)
-		wr_set_rdma(wqe, rkey, remote_addr);
+	wr_rdma(qpx, IBV_WR_RDMA_READ, rkey, remote_addr);
 }
 
 static void wr_set_atomic(struct sroce_send_wqe *wqe, uint32_t rkey,
