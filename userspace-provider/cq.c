@@ -312,55 +312,26 @@ static void cqx_end_poll(struct ibv_cq_ex *ibcqx)
 	pthread_spin_unlock(&cq->lock);
 }
 
-static enum ibv_wc_opcode cqx_read_opcode(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.opcode;
-}
+/*
+ * The readers of the completion being polled (cq->cur), one per field:
+ * static TYPE cqx_read_FIELD(struct ibv_cq_ex *).
+ */
+#define CQX_READER(type, field)					\
+	static type cqx_read_##field(struct ibv_cq_ex *ibcqx)	\
+	{							\
+		return cqx_to_scq(ibcqx)->cur.field;		\
+	}
 
-static uint32_t cqx_read_vendor_err(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.vendor_err;
-}
-
-static unsigned int cqx_read_wc_flags(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.wc_flags;
-}
-
-static uint32_t cqx_read_byte_len(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.byte_len;
-}
-
-static __be32 cqx_read_imm_data(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.imm_data;
-}
-
-static uint32_t cqx_read_qp_num(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.qp_num;
-}
-
-static uint32_t cqx_read_src_qp(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.src_qp;
-}
-
-static uint32_t cqx_read_slid(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.slid;
-}
-
-static uint8_t cqx_read_sl(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.sl;
-}
-
-static uint8_t cqx_read_dlid_path_bits(struct ibv_cq_ex *ibcqx)
-{
-	return cqx_to_scq(ibcqx)->cur.dlid_path_bits;
-}
+CQX_READER(enum ibv_wc_opcode, opcode)
+CQX_READER(uint32_t, vendor_err)
+CQX_READER(unsigned int, wc_flags)
+CQX_READER(uint32_t, byte_len)
+CQX_READER(__be32, imm_data)
+CQX_READER(uint32_t, qp_num)
+CQX_READER(uint32_t, src_qp)
+CQX_READER(uint32_t, slid)
+CQX_READER(uint8_t, sl)
+CQX_READER(uint8_t, dlid_path_bits)
 
 /* Install the polling API and the readers for what @wc_flags asked for. */
 static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
