@@ -57,6 +57,31 @@ static int cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
 			      ibctx->cmd_fd);
 }
 
+/*
+ * The rest of a creation once the kernel's create command has run (@ret,
+ * its result): map the ring the kernel described.  On failure the CQ is
+ * destroyed again if the kernel created it, and freed.
+ * Return: 0, or the error, with errno set to it.
+ */
+static int cq_create_finish(struct sroce_cq *cq, int ret,
+			    struct ibv_context *ibctx,
+			    const struct sroce_create_cq_resp *drv)
+{
+	if (ret)
+		goto err_free_cq;
+	ret = cq_map(cq, ibctx, drv);
+	if (ret)
+		goto err_destroy_cq;
+	return 0;
+
+err_destroy_cq:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free_cq:
+	cq_free(cq);
+	errno = ret;
+	return ret;
+}
+
 /**
  * sroce_cq_create() - create_cq op
  * @ibctx: context
@@ -83,21 +108,9 @@ struct ibv_cq *sroce_cq_create(struct ibv_context *ibctx, int cqe,
 
 	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_free_cq;
-
-	ret = cq_map(cq, ibctx, &resp.drv);
-	if (ret)
-		goto err_destroy_cq;
-
+	if (cq_create_finish(cq, ret, ibctx, &resp.drv))
+		return NULL;
 	return &cq->vcq.cq;
-
-err_destroy_cq:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_free_cq:
-	cq_free(cq);
-	errno = ret;
-	return NULL;
 }
 
 /**
@@ -403,20 +416,8 @@ struct ibv_cq_ex *sroce_cq_create_ex(struct ibv_context *ibctx,
 
 	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
 				   &resp.ibv_resp, sizeof(resp), 0);
-	if (ret)
-		goto err_free_cq;
-
-	ret = cq_map(cq, ibctx, &resp.drv);
-	if (ret)
-		goto err_destroy_cq;
-
+	if (cq_create_finish(cq, ret, ibctx, &resp.drv))
+		return NULL;
 	cqx_init_ops(&cq->vcq.cq_ex, attr->wc_flags);
 	return &cq->vcq.cq_ex;
-
-err_destroy_cq:
-	ibv_cmd_destroy_cq(&cq->vcq.cq);
-err_free_cq:
-	cq_free(cq);
-	errno = ret;
-	return NULL;
 }
