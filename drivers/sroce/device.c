@@ -37,26 +37,29 @@
 
 /*
  * Lower limits, for tests: the defaults are the maxima, too many objects to
- * create one by one under emulation.  Read when a device is created.
+ * create one by one under emulation.  Read when a device is created.  A
+ * small QP number space (max_qpn) wraps soon: tests of number reuse need
+ * that.
  */
 static unsigned int max_pd = SROCE_MAX_PD;
-module_param(max_pd, uint, 0444);
-MODULE_PARM_DESC(max_pd, "protection domains per device (default and maximum 65536; lower it to test the limit)");
 static unsigned int max_qp = SROCE_MAX_QP;
-module_param(max_qp, uint, 0444);
-MODULE_PARM_DESC(max_qp, "queue pairs per device, the GSI QP included (default and maximum 65536)");
 static unsigned int max_cq = SROCE_MAX_CQ;
-module_param(max_cq, uint, 0444);
-MODULE_PARM_DESC(max_cq, "completion queues per device (default and maximum 65536)");
 static unsigned int max_mr = SROCE_MAX_MR;
-module_param(max_mr, uint, 0444);
-MODULE_PARM_DESC(max_mr, "memory regions per device (default and maximum 1048576)");
 static unsigned int max_srq = SROCE_MAX_SRQ;
-module_param(max_srq, uint, 0444);
-MODULE_PARM_DESC(max_srq, "shared receive queues per device (default and maximum 65536)");
-/* A small QP number space wraps soon: tests of number reuse need that. */
 static unsigned int max_qpn = SROCE_QPN_MAX - 1;
+
+module_param(max_pd, uint, 0444);
+module_param(max_qp, uint, 0444);
+module_param(max_cq, uint, 0444);
+module_param(max_mr, uint, 0444);
+module_param(max_srq, uint, 0444);
 module_param(max_qpn, uint, 0444);
+
+MODULE_PARM_DESC(max_pd, "protection domains per device (default and maximum 65536; lower it to test the limit)");
+MODULE_PARM_DESC(max_qp, "queue pairs per device, the GSI QP included (default and maximum 65536)");
+MODULE_PARM_DESC(max_cq, "completion queues per device (default and maximum 65536)");
+MODULE_PARM_DESC(max_mr, "memory regions per device (default and maximum 1048576)");
+MODULE_PARM_DESC(max_srq, "shared receive queues per device (default and maximum 65536)");
 MODULE_PARM_DESC(max_qpn, "highest QP number handed out, at least 16 (default and maximum 16777214; lower it to have numbers reused sooner)");
 
 /* Every device, for rmmod; see sroce_dev_unregister_all(). */
