@@ -254,7 +254,11 @@ static void sroce_cq_overflow(struct sroce_cq *cq)
  * @wc: the completion, in kernel terms (its qp is set)
  * @solicited: the completion is of a solicited message
  *
- * Wakes the completion handler if the CQ is armed for it.  A full CQ loses
+ * Wakes the completion handler if the CQ is armed for it: for any
+ * completion, or for a solicited one, which an unsuccessful completion
+ * always is (flushed ones included: ULPs armed for solicited completions
+ * wait for the flush of their receives to be reported, as RDS does when
+ * it shuts a connection down).  A full CQ loses
  * the entry (counted in cq_overflows); the first loss raises
  * IB_EVENT_CQ_ERR and moves every QP feeding the CQ to ERR with
  * IB_EVENT_QP_FATAL, from process context.
@@ -281,7 +285,8 @@ bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 	if (cq->is_user)
 		sroce_ring_publish_prod(&cq->ring);
 	if (cq->notify == IB_CQ_NEXT_COMP ||
-	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+	    (cq->notify == IB_CQ_SOLICITED &&
+	     (solicited || wc->status != IB_WC_SUCCESS))) {
 		cq->notify = 0;
 		notify = true;
 	}

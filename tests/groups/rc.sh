@@ -40,7 +40,11 @@
 #   mw2_qp_gone        a bound type 2 window holds a reference on its QP:
 #                      ibv_destroy_qp waits 50 s for it, then WARNs
 #                      (__rxe_cleanup), which panics the test guest
-RXE_RC_TEST_DEVIATIONS=atomic_unaligned,wr_api_sge_list,wr_api_inline,flush_recv_in_err,qp_caps,recv_too_small,post_bad_state,mw2_qp_gone
+#   flush_solicited    a CQ armed for solicited completions raises no
+#                      event for an unsuccessful one (rxe_cq_post() looks
+#                      at the solicited bit alone), which ibv_req_notify_cq(3)
+#                      says it must
+RXE_RC_TEST_DEVIATIONS=atomic_unaligned,wr_api_sge_list,wr_api_inline,flush_recv_in_err,qp_caps,recv_too_small,post_bad_state,mw2_qp_gone,flush_solicited
 
 # --- the libibverbs pingpongs -------------------------------------------------
 

@@ -1421,6 +1421,36 @@ static int case_send_solicited(void)
 	return want_send(&p.a, 3, IBV_WC_SEND, "unsolicited send");
 }
 
+/*
+ * An unsuccessful completion counts as solicited: a receive CQ armed for
+ * solicited completions only wakes up for a receive flushed when its QP
+ * goes to ERR (RDS on Linux 6.12.95 waits for that event to reap its
+ * receives before it tears a connection down).  ibv_req_notify_cq(3): "A
+ * CQE is solicited if it is a receive completion for a message with the
+ * Solicited Event header bit set, or if the status is not successful."
+ *
+ * rxe deviation: rxe_cq_post() looks at the Solicited Event bit alone, so
+ * the flushed receive raises no event.
+ */
+static int case_flush_solicited(void)
+{
+	struct buf dst;
+	struct qp_conf c;
+	struct pair p;
+
+	conf_init(&c);
+	c.events = true;
+	TRY(pair_up(&p, &c));
+	TRY(buf_new(&dst, &devs[1], 64, IBV_ACCESS_LOCAL_WRITE));
+	TRY(post_recv_buf(&p.b, 1, &dst, 0, 64));
+	TRY(arm(p.b.rcq, 1));
+	TRY(expect_no_event(p.b.ch, "nothing completed yet"));
+	TRY(qp_to_err(&p.b));
+	TRY(expect_event(p.b.ch, p.b.rcq, "receive flushed, CQ armed for solicited only"));
+	TRY(want_err(&p.b, p.b.rcq, 1, IBV_WC_WR_FLUSH_ERR, "receive flushed"));
+	return expect_empty(p.b.rcq, 0, "after the flush");
+}
+
 /* Rounds of 8 unsignaled sends and a signaled one, more of them than the SQ holds. */
 static int case_send_unsignaled(void)
 {
@@ -2979,6 +3009,7 @@ static const struct tcase {
 	{ "send_sge", case_send_sge },
 	{ "send_inline", case_send_inline },
 	{ "send_solicited", case_send_solicited },
+	{ "flush_solicited", case_flush_solicited },
 	{ "send_unsignaled", case_send_unsignaled },
 	{ "rdma_write", case_rdma_write },
 	{ "rdma_write_imm", case_rdma_write_imm },
