@@ -41,4 +41,25 @@ static inline struct ibv_context *open_device(const char *name)
 	return ctx;
 }
 
+/*
+ * Counter @name of @dev's port 1 (sysfs hw_counters, what rdma statistic
+ * shows); -1 if it cannot be read.
+ */
+static inline long long hw_counter_of(struct ibv_context *dev, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
+		 ibv_get_device_name(dev->device), name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 #endif

@@ -549,20 +549,7 @@ static void sizes(uint32_t max_inline)
 /* The device's counter @name (hw_counters), or -1. */
 static long long hw_counter(const char *name)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-		 ibv_get_device_name(ctx->device), name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hw_counter_of(ctx, name);
 }
 
 /*

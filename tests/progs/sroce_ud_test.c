@@ -384,19 +384,7 @@ static int expect_recv(struct ep *e, const struct ep *from, uint32_t len,
 /* A port counter, or -1 if the device has none of that name. */
 static long long counter(const struct side *s, const char *name)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-		 ibv_get_device_name(s->ctx->device), name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hw_counter_of(s->ctx, name);
 }
 
 struct pair {
