@@ -56,6 +56,8 @@
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <rdma/sroce-abi.h>
 
+#include "cases.h"
+
 /* enum ib_qp_state, enum ib_qp_attr_mask, ib_wc_status (kernel numbering,
  * which uverbs passes through unchanged).
  */
@@ -4096,19 +4098,20 @@ static const struct tcase cases[] = {
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
-static bool in_list(const char *list, const char *name)
+static const char *case_name(size_t k)
 {
-	size_t n = strlen(name);
-	const char *p = list;
+	return cases[k].name;
+}
 
-	while (p && *p) {
-		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
-			return true;
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return false;
+/* Each case opens its own context and prints its own FAIL lines (bad()). */
+static enum case_verdict case_run(size_t k, char *why, size_t len)
+{
+	(void)why;
+	(void)len;
+	cur_case = cases[k].name;
+	case_failed = 0;
+	cases[k].fn();
+	return case_failed ? CASE_FAILED : CASE_PASS;
 }
 
 /* The uverbs device of @dev and its GID @gid_index. */
@@ -4152,22 +4155,20 @@ static void find_device(void)
 
 int main(int argc, char **argv)
 {
-	const char *only = NULL, *skip = NULL;
+	struct runner r = { .ncases = NCASES, .name = case_name, .run = case_run };
 	bool forever = false;
-	int opt, failed = 0, ran = 0;
-	size_t k;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "d:g:t:x:s:lK")) != -1) {
 		switch (opt) {
 		case 'd': dev_name = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
-		case 't': only = optarg; break;
-		case 'x': skip = optarg; break;
+		case 't': r.only = optarg; break;
+		case 'x': r.exclude = optarg; break;
 		case 's': scribble_secs = atoi(optarg); break;
 		case 'K': forever = true; break;
 		case 'l':
-			for (k = 0; k < NCASES; k++)
-				printf("%s\n", cases[k].name);
+			cases_list(&r);
 			return 0;
 		default:
 			fprintf(stderr, "usage: %s -d DEV -g GIDIDX [-t CASE,...] [-x CASE,...] "
@@ -4187,20 +4188,7 @@ int main(int argc, char **argv)
 		r_scribble(true);
 		return 1;
 	}
-	for (k = 0; k < NCASES; k++) {
-		if ((only && !in_list(only, cases[k].name)) ||
-		    (skip && in_list(skip, cases[k].name)))
-			continue;
-		cur_case = cases[k].name;
-		case_failed = 0;
-		cases[k].fn();
-		ran++;
-		if (case_failed)
-			failed++;
-		else
-			printf("%s: pass\n", cur_case);
-		fflush(stdout);
-	}
-	printf("%d cases, %d failed\n", ran, failed);
-	return failed ? 1 : 0;
+	cases_run(&r);
+	printf("%u cases, %u failed\n", r.ran, r.failed);
+	return r.failed ? 1 : 0;
 }

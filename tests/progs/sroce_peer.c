@@ -69,6 +69,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cases.h"
 #include "common.h"
 #include "roce_wire.h"
 
@@ -2959,9 +2960,10 @@ static const struct scenario {
 };
 #define NSCEN (sizeof(scenarios) / sizeof(scenarios[0]))
 
-/* Run one scenario on a fresh victim; prints its verdict; 0 if it passed. */
-static int run_scenario(const struct scenario *s, unsigned int idx)
+/* Run scenario @idx on a fresh victim. */
+static enum case_verdict run_scenario(size_t idx, char *msg, size_t len)
 {
+	const struct scenario *s = &scenarios[idx];
 	long long before[NCNT];
 	struct rsp junk;
 	uint16_t jport;
@@ -3001,12 +3003,15 @@ static int run_scenario(const struct scenario *s, unsigned int idx)
 	if (peer.reordered)
 		fprintf(stderr, "%s: %lu READ response packets came out of order\n", s->name,
 			peer.reordered);
-	if (rc)
-		printf("%s: FAIL %s\n", s->name, why[0] ? why : "(no reason recorded)");
-	else
-		printf("%s: pass\n", s->name);
-	fflush(stdout);
-	return rc ? 1 : 0;
+	if (!rc)
+		return CASE_PASS;
+	snprintf(msg, len, "%s", why[0] ? why : "(no reason recorded)");
+	return CASE_FAIL;
+}
+
+static const char *scenario_name(size_t idx)
+{
+	return scenarios[idx].name;
 }
 
 static void __attribute__((noreturn)) usage(void)
@@ -3018,23 +3023,11 @@ static void __attribute__((noreturn)) usage(void)
 	exit(2);
 }
 
-static bool wanted(const char *list, const char *name)
-{
-	size_t l = strlen(name);
-	const char *p;
-
-	if (!list)
-		return true;
-	for (p = list; (p = strstr(p, name)); p += l)
-		if ((p == list || p[-1] == ',') && (p[l] == ',' || !p[l]))
-			return true;
-	return false;
-}
-
 int main(int argc, char **argv)
 {
-	const char *victim_ip = NULL, *peer_ip = NULL, *only = NULL;
-	unsigned int i, j, ran = 0, failed = 0;
+	struct runner r = { .ncases = NSCEN, .name = scenario_name, .run = run_scenario };
+	const char *victim_ip = NULL, *peer_ip = NULL;
+	unsigned int i, j;
 	int c;
 
 	while ((c = getopt(argc, argv, "d:g:t:a:N:s:q:T:lv")) != -1) {
@@ -3044,24 +3037,20 @@ int main(int argc, char **argv)
 		case 't': victim_ip = optarg; break;
 		case 'a': peer_ip = optarg; break;
 		case 'N': opt.netns = optarg; break;
-		case 's': only = optarg; break;
+		case 's': r.only = optarg; break;
 		case 'q': opt.quiet_ms = atoi(optarg); break;
 		case 'T': opt.timeout_ms = atoi(optarg); break;
 		case 'v': opt.verbose = true; break;
 		case 'l':
-			for (i = 0; i < NSCEN; i++)
-				printf("%s\n", scenarios[i].name);
+			cases_list(&r);
 			return 0;
 		default: usage();
 		}
 	}
 	if (!opt.dev || opt.gid_index < 0 || !victim_ip || !peer_ip || optind != argc)
 		usage();
-	for (i = 0; i < NSCEN; i++)
-		if (only && wanted(only, scenarios[i].name))
-			ran++;
-	if (only && !ran)
-		die("no scenario in '%s' (-l lists them)", only);
+	if (r.only && !cases_wanted(&r))
+		die("no scenario in '%s' (-l lists them)", r.only);
 	roce_crc_init();
 	if (roce_icrc_selftest())
 		return 2;
@@ -3072,13 +3061,7 @@ int main(int argc, char **argv)
 		rdata[j] = (uint8_t)(j * 11 + (j >> 8) * 5 + 0x33);
 	peer_open(peer_ip, victim_ip);
 	vic_open();
-	ran = 0;
-	for (i = 0; i < NSCEN; i++) {
-		if (!wanted(only, scenarios[i].name))
-			continue;
-		ran++;
-		failed += (unsigned int)run_scenario(&scenarios[i], i);
-	}
-	printf("%u scenarios, %u passed, %u failed\n", ran, ran - failed, failed);
-	return failed ? 1 : 0;
+	cases_run(&r);
+	printf("%u scenarios, %u passed, %u failed\n", r.ran, r.passed, r.failed);
+	return r.failed ? 1 : 0;
 }

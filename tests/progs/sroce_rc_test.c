@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cases.h"
 #include "common.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -65,8 +66,6 @@ static struct {
 	int poll_ms;
 	int case_timeout;
 	uint8_t ack_timeout;
-	const char *only;
-	const char *exclude;
 	const char *unreach;
 	int qpn_wrap;
 	bool verbose;
@@ -3044,48 +3043,6 @@ static const struct tcase {
 	{ "mw2_qp_gone", case_mw2_qp_gone },
 };
 
-/* @name is in the comma-separated @list. */
-static bool listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	while (p && *p) {
-		if (!strncmp(p, name, n) && (p[n] == ',' || !p[n]))
-			return true;
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
-static bool known_case(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		if (!strcmp(cases[i].name, name))
-			return true;
-	return false;
-}
-
-/* Every name in @list is a case. */
-static void check_list(const char *list)
-{
-	char *copy, *tok, *save = NULL;
-
-	if (!list)
-		return;
-	copy = strdup(list);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (!known_case(tok)) {
-			fprintf(stderr, "sroce_rc_test: no case '%s' (-l lists them)\n", tok);
-			exit(2);
-		}
-	free(copy);
-}
-
 /* In the child: open, run, release; report "P", "S why" or "F why" on @fd. */
 static void child(int (*fn)(void), int fd)
 {
@@ -3151,30 +3108,35 @@ static char run_isolated(int (*fn)(void), char *msg, size_t msglen)
 	return 'F';
 }
 
-static int run_cases(void)
+static const char *case_name(size_t i)
 {
-	char msg[sizeof(why) + 64], st;
-	int failed = 0;
-	long long t0;
-	size_t i;
+	return cases[i].name;
+}
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if ((opt.only && !listed(opt.only, cases[i].name)) ||
-		    (opt.exclude && listed(opt.exclude, cases[i].name)))
-			continue;
-		t0 = now_ms();
-		st = run_isolated(cases[i].fn, msg, sizeof(msg));
-		if (st == 'P')
-			printf("%s: pass\n", cases[i].name);
-		else if (st == 'S')
-			printf("%s: skip %s\n", cases[i].name, msg);
-		else
-			printf("%s: FAIL %s\n", cases[i].name, msg);
-		fflush(stdout);
-		fprintf(stderr, "(%s: %.1f s)\n", cases[i].name, (now_ms() - t0) / 1000.0);
-		failed += st == 'F';
+/* Each case runs in a child process (run_isolated()), under -T's timeout. */
+static enum case_verdict case_run(size_t i, char *msg, size_t len)
+{
+	char st = run_isolated(cases[i].fn, msg, len);
+
+	return st == 'P' ? CASE_PASS : st == 'S' ? CASE_SKIP : CASE_FAIL;
+}
+
+static struct runner runner = {
+	.ncases = ARRAY_SIZE(cases),
+	.name = case_name,
+	.run = case_run,
+	.timed = true,
+};
+
+/* Every name in @list is a case. */
+static void check_list(const char *list)
+{
+	const char *bad = case_unknown(&runner, list);
+
+	if (bad) {
+		fprintf(stderr, "sroce_rc_test: no case '%s' (-l lists them)\n", bad);
+		exit(2);
 	}
-	return failed;
 }
 
 static void usage(void)
@@ -3226,7 +3188,6 @@ static int qpn_wrap_of(const char *s)
 
 static void parse(int argc, char **argv)
 {
-	size_t i;
 	int c;
 
 	while ((c = getopt(argc, argv, "d:D:g:G:m:M:t:x:u:w:T:a:Q:lv")) != -1) {
@@ -3237,8 +3198,8 @@ static void parse(int argc, char **argv)
 		case 'G': opt.gidx[1] = atoi(optarg); break;
 		case 'm': opt.mtu = mtu_of(optarg); break;
 		case 'M': opt.send_mtu = mtu_of(optarg); break;
-		case 't': opt.only = optarg; break;
-		case 'x': opt.exclude = optarg; break;
+		case 't': runner.only = optarg; break;
+		case 'x': runner.exclude = optarg; break;
 		case 'u': opt.unreach = optarg; break;
 		case 'w': opt.poll_ms = atoi(optarg); break;
 		case 'T': opt.case_timeout = atoi(optarg); break;
@@ -3246,8 +3207,7 @@ static void parse(int argc, char **argv)
 		case 'Q': opt.qpn_wrap = qpn_wrap_of(optarg); break;
 		case 'v': opt.verbose = true; break;
 		case 'l':
-			for (i = 0; i < ARRAY_SIZE(cases); i++)
-				printf("%s\n", cases[i].name);
+			cases_list(&runner);
 			exit(0);
 		default: usage();
 		}
@@ -3258,8 +3218,8 @@ static void parse(int argc, char **argv)
 		opt.dev[1] = opt.dev[0];
 	if (opt.gidx[1] < 0)
 		opt.gidx[1] = opt.gidx[0];
-	check_list(opt.only);
-	check_list(opt.exclude);
+	check_list(runner.only);
+	check_list(runner.exclude);
 }
 
 int main(int argc, char **argv)
@@ -3271,5 +3231,6 @@ int main(int argc, char **argv)
 		printf("setup: FAIL %s\n", msg);
 		return 2;
 	}
-	return run_cases() ? 1 : 0;
+	cases_run(&runner);
+	return runner.failed ? 1 : 0;
 }

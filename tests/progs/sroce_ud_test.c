@@ -68,6 +68,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cases.h"
 #include "common.h"
 
 #define QKEY 0x11111111u
@@ -82,8 +83,6 @@
 static struct {
 	const char *dev[2];
 	int gidx[2];
-	const char *only;
-	const char *exclude;
 	long gap_psn;
 	bool lossy;		/* -L: the wire may lose and repeat packets */
 } opt = { .gidx = { -1, -1 }, .gap_psn = -1 };
@@ -952,32 +951,38 @@ static const struct {
 	{ "uc_psn_gap", case_uc_psn_gap, QKEY },
 };
 
-/* @name is in the comma-separated @list. */
-static bool listed(const char *list, const char *name)
+static const char *case_name(size_t i)
 {
-	const char *p = list;
-	size_t n = strlen(name);
-
-	while ((p = strstr(p, name))) {
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
-			return true;
-		p += n;
-	}
-	return false;
+	return cases[i].name;
 }
 
-static bool wanted(const char *name)
+/* Each case on a fresh pair of UD QPs, A's with the case's own Q_Key. */
+static enum case_verdict case_run(size_t i, char *msg, size_t len)
 {
-	if (opt.exclude && listed(opt.exclude, name))
-		return false;
-	return !opt.only || listed(opt.only, name);
+	struct pair p;
+	int ret;
+
+	why[0] = 0;
+	ret = pair_new(&p, cases[i].qkey_a, QKEY);
+	if (!ret)
+		ret = cases[i].run(&p);
+	pair_free(&p);
+	if (ret == SKIP) {
+		snprintf(msg, len, "%s", "needs -p");
+		return CASE_SKIP;
+	}
+	if (ret) {
+		snprintf(msg, len, "%s", why);
+		return CASE_FAIL;
+	}
+	return CASE_PASS;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned int i;
-	int c, ret, failed = 0;
-	struct pair p;
+	struct runner r = { .ncases = sizeof(cases) / sizeof(cases[0]), .name = case_name,
+			    .run = case_run };
+	int c;
 
 	while ((c = getopt(argc, argv, "d:D:g:G:t:x:p:Ll")) != -1) {
 		switch (c) {
@@ -985,13 +990,12 @@ int main(int argc, char **argv)
 		case 'D': opt.dev[1] = optarg; break;
 		case 'g': opt.gidx[0] = atoi(optarg); break;
 		case 'G': opt.gidx[1] = atoi(optarg); break;
-		case 't': opt.only = optarg; break;
-		case 'x': opt.exclude = optarg; break;
+		case 't': r.only = optarg; break;
+		case 'x': r.exclude = optarg; break;
 		case 'p': opt.gap_psn = strtol(optarg, NULL, 0); break;
 		case 'L': opt.lossy = true; break;
 		case 'l':
-			for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-				printf("%s\n", cases[i].name);
+			cases_list(&r);
 			return 0;
 		default:
 			fprintf(stderr, "usage: %s -d DEV1 [-D DEV2] -g GIDIDX [-G GIDIDX2] [-t CASE,...] [-x CASE,...] [-p PSN] [-L] [-l]\n",
@@ -1017,22 +1021,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (!wanted(cases[i].name))
-			continue;
-		why[0] = 0;
-		ret = pair_new(&p, cases[i].qkey_a, QKEY);
-		if (!ret)
-			ret = cases[i].run(&p);
-		if (ret == SKIP) {
-			printf("%s: skip %s\n", cases[i].name, "needs -p");
-		} else if (ret) {
-			printf("%s: FAIL %s\n", cases[i].name, why);
-			failed = 1;
-		} else {
-			printf("%s: pass\n", cases[i].name);
-		}
-		pair_free(&p);
-	}
-	return failed;
+	cases_run(&r);
+	return r.failed ? 1 : 0;
 }
