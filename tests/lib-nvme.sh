@@ -7,7 +7,6 @@
 
 NQN=sroce-nvme-test
 NVMET=/sys/kernel/config/nvmet
-NULLB=/sys/kernel/config/nullb
 
 # --- target and host ---------------------------------------------------------
 
@@ -15,15 +14,6 @@ nvme_modules() {
 	run modprobe -a nvmet-rdma nvme-rdma
 	run modprobe null_blk nr_devices=0
 	mountpoint -q /sys/kernel/config || run mount -t configfs none /sys/kernel/config
-}
-
-# nullb_create NAME MIB: a memory-backed null_blk disk /dev/NAME.
-nullb_create() {
-	mkdir "$NULLB/$1"
-	echo 1 >"$NULLB/$1/memory_backed"
-	echo "$2" >"$NULLB/$1/size"
-	echo 1 >"$NULLB/$1/power"
-	wait_for 10 test -b "/dev/$1"
 }
 
 # target_create PATH ADDR [ADRFAM]: subsystem $NQN with PATH (a block

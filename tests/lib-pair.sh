@@ -122,7 +122,7 @@ pair_topo() {
 	wait_for 10 gid_present "$dev" "::ffff:10.8.0.$n"
 	wait_for 10 gid_present "$dev" "fd00:8::$n"
 	gid=$(gid_index "$dev" "10.8.0.$n") || fail "no RoCE v2 GID for 10.8.0.$n"
-	gid6=$(gid_index6 "$dev" "fd00:8::$n") || fail "no RoCE v2 GID for fd00:8::$n"
+	gid6=$(gid_index "$dev" "fd00:8::$n") || fail "no RoCE v2 GID for fd00:8::$n"
 	pair_signal topo "$gid $gid6"
 	read -r -a other <<<"$(pair_wait topo)"
 	RDMA_DEV1=${kind_a}0 RDMA_DEV2=${kind_b}0 RDMA_NS1=() RDMA_NS2=()
@@ -144,23 +144,6 @@ ping_other() {
 	[ "$PAIR_ROLE" = a ] && peer=10.8.0.2 || peer=10.8.0.1
 	timeout 2 bash -c "exec 3<>/dev/tcp/$peer/9" 2>/dev/null || true
 	ip neigh show "$peer" dev eth0 | has 'REACHABLE|STALE|DELAY|PERMANENT'
-}
-
-# gid_index6 DEV IPV6: the lowest index of DEV's RoCE v2 GIDs holding IPV6.
-gid_index6() {
-	local dir=/sys/class/infiniband/$1/ports/1 want i n=-1 v t
-	want=$(gid_sysfs "$2")
-	for i in "$dir"/gids/*; do
-		i=${i##*/}
-		read -r v <"$dir/gids/$i" 2>/dev/null || continue
-		[ "$v" = "$want" ] || continue
-		read -r t <"$dir/gid_attrs/types/$i" 2>/dev/null || continue
-		[ "$t" = "RoCE v2" ] || continue
-		if [ "$n" -lt 0 ] || [ "$i" -lt "$n" ]; then
-			n=$i
-		fi
-	done
-	[ "$n" -ge 0 ] && echo "$n"
 }
 
 # pair_wait_server NAME: pair_wait for the server's end; if the client's

@@ -37,28 +37,6 @@ sroce|rxe) ;;
 *) echo "SROCE_RC_DEV_KIND must be sroce or rxe, not '$RDMA_KIND'" >&2; exit 2 ;;
 esac
 
-# gid_index DEV ADDR: the lowest index of DEV's RoCE v2 GIDs holding ADDR
-# (IPv4, or IPv6 when it has a colon).
-# (Shell builtins but one: every process costs dearly under emulation.)
-gid_index() {
-	local dir=/sys/class/infiniband/$1/ports/1 want i n=-1 v t
-	case $2 in
-	*:*) want=$(gid_sysfs "$2") ;;
-	*) want=$(gid_sysfs "::ffff:$2") ;;
-	esac
-	for i in "$dir"/gids/*; do
-		i=${i##*/}
-		read -r v <"$dir/gids/$i" 2>/dev/null || continue
-		[ "$v" = "$want" ] || continue
-		read -r t <"$dir/gid_attrs/types/$i" 2>/dev/null || continue
-		[ "$t" = "RoCE v2" ] || continue
-		if [ "$n" -lt 0 ] || [ "$i" -lt "$n" ]; then
-			n=$i
-		fi
-	done
-	[ "$n" -ge 0 ] && echo "$n"
-}
-
 # rdma_cleanup: kill the background tools; for rxe, remove rxe0 and the
 # module.  Runs from the EXIT trap the topologies install: no "local" here
 # (bash 5.2 rejects it in a trap run by an errexit inside eval or source),

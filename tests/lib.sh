@@ -193,6 +193,18 @@ wait_for() {
 	done
 }
 
+# null_blk's configfs, where nullb_create makes its disks.
+NULLB=/sys/kernel/config/nullb
+
+# nullb_create NAME MIB: a memory-backed null_blk disk /dev/NAME.
+nullb_create() {
+	mkdir "$NULLB/$1"
+	echo 1 >"$NULLB/$1/memory_backed"
+	echo "$2" >"$NULLB/$1/size"
+	echo 1 >"$NULLB/$1/power"
+	wait_for 10 test -b "/dev/$1"
+}
+
 # --- the module --------------------------------------------------------------
 
 sroce_loaded() { [ -d /sys/module/sroce ]; }
@@ -447,6 +459,28 @@ gid_sysfs() {
 	python3 -c 'import ipaddress, sys
 h = ipaddress.ip_address(sys.argv[1]).packed.hex()
 print(":".join(h[i:i + 4] for i in range(0, 32, 4)))' "$1"
+}
+
+# gid_index DEV ADDR: the lowest index of DEV's RoCE v2 GIDs holding ADDR
+# (IPv4, or IPv6 when it has a colon).
+# (Shell builtins but one: every process costs dearly under emulation.)
+gid_index() {
+	local dir=/sys/class/infiniband/$1/ports/1 want i n=-1 v t
+	case $2 in
+	*:*) want=$(gid_sysfs "$2") ;;
+	*) want=$(gid_sysfs "::ffff:$2") ;;
+	esac
+	for i in "$dir"/gids/*; do
+		i=${i##*/}
+		read -r v <"$dir/gids/$i" 2>/dev/null || continue
+		[ "$v" = "$want" ] || continue
+		read -r t <"$dir/gid_attrs/types/$i" 2>/dev/null || continue
+		[ "$t" = "RoCE v2" ] || continue
+		if [ "$n" -lt 0 ] || [ "$i" -lt "$n" ]; then
+			n=$i
+		fi
+	done
+	[ "$n" -ge 0 ] && echo "$n"
 }
 
 # gid_present DEV ADDR: the port's GID table holds ADDR as a RoCE v2 GID.

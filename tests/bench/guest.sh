@@ -35,6 +35,7 @@ export SROCE_ROOT=${SROCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 export SROCE_RESULTS=${BENCH_OUT:-/run/xfer/bench}/tmp
 . "$SROCE_ROOT/tests/lib.sh"
 . "$SROCE_ROOT/tests/lib-rdma.sh"
+. "$SROCE_ROOT/tests/lib-nvme.sh"
 set -u
 
 OUT=${BENCH_OUT:-/run/xfer/bench}
@@ -49,8 +50,6 @@ TOOL_TIMEOUT=180
 ADDR=10.5.0.1
 PROVIDER=$SROCE_ROOT/userspace-provider/libsroce
 NQN=sroce-bench
-NVMET=/sys/kernel/config/nvmet
-NULLB=/sys/kernel/config/nullb
 
 mkdir -p "$OUT/logs"
 SAMPLES=$OUT/samples.tsv
@@ -216,18 +215,6 @@ sweep() {
 
 # --- NVMe over Fabrics ---------------------------------------------------------
 
-nvme_host_disk() {
-	local d n
-	for d in /sys/class/nvme-subsystem/* /sys/class/nvme/*; do
-		[ "$(cat "$d/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
-		for n in "$d"/nvme*n1; do
-			case ${n##*/} in nvme*c*n1 | 'nvme*n1') continue ;; esac
-			[ -b "/dev/${n##*/}" ] && { echo "/dev/${n##*/}"; return 0; }
-		done
-	done
-	return 1
-}
-
 # A null_blk disk (not memory-backed: the backend costs next to nothing)
 # exported by nvmet-rdma on $ADDR:4420 and connected to by nvme-rdma.
 nvme_up() {
@@ -252,13 +239,13 @@ nvme_up() {
 	ln -s "$s" "$p/subsystems/$NQN"
 	run nvme connect -t rdma -a "$ADDR" -s 4420 -n "$NQN" --keep-alive-tmo=30 ||
 		return 1
-	wait_for 30 nvme_host_disk
+	wait_for 30 host_disk
 }
 
 nvme_down() {
 	local d
 	nvme disconnect -n "$NQN" >/dev/null 2>&1
-	wait_for 30 eval '! nvme_host_disk'
+	wait_for 30 eval '! host_disk'
 	rm -f "$NVMET/ports/1/subsystems/$NQN"
 	rmdir "$NVMET/ports/1" 2>/dev/null
 	for d in "$NVMET/subsystems/$NQN/namespaces/1"; do
@@ -300,7 +287,7 @@ nvme_all() {
 		nvme_down
 		return
 	fi
-	disk=$(nvme_host_disk)
+	disk=$(host_disk)
 	log "NVMe-oF over $DEV: $disk"
 	fio_read nvme_randread_4k_qd32 "$disk" --rw=randread --bs=4k --iodepth=32
 	fio_read nvme_seqread_128k_qd16 "$disk" --rw=read --bs=128k --iodepth=16

@@ -35,7 +35,6 @@
 
 LIO=/sys/kernel/config/target
 SRPT=$LIO/srpt
-NULLB=/sys/kernel/config/nullb
 SRP_PORT=5555
 IMG=/tmp/sroce-srp.img
 
@@ -45,15 +44,6 @@ srp_modules() {
 	run modprobe -a target_core_iblock target_core_file ib_srpt ib_srp sd_mod
 	run modprobe null_blk nr_devices=0
 	mountpoint -q /sys/kernel/config || run mount -t configfs none /sys/kernel/config
-}
-
-# nullb_create NAME MIB: a memory-backed null_blk disk /dev/NAME.
-nullb_create() {
-	mkdir "$NULLB/$1"
-	echo 1 >"$NULLB/$1/memory_backed"
-	echo "$2" >"$NULLB/$1/size"
-	echo 1 >"$NULLB/$1/power"
-	wait_for 10 test -b "/dev/$1"
 }
 
 # gid0_hex DEV: GID 0 of DEV's port 1 as 32 hex digits.
