@@ -7,7 +7,7 @@
 # at once, and acknowledgements held back past the local ACK timeout — and
 # RC traffic must still deliver every byte right and complete every work
 # request: sroce_rc_test's data cases (each checks the data byte for byte
-# and every completion; tests/progs/sroce_rc_test.c), ibv_rc_pingpong -c,
+# and every completion; tests/progs/rc/), ibv_rc_pingpong -c,
 # rping -V, and NVMe-oF with fio verify=crc32c.  UD and UC traffic may lose
 # messages, as those transports allow, but never deliver a wrong one
 # (sroce_ud_test's lossy cases).  Each test also reads the

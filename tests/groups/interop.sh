@@ -197,7 +197,7 @@ test_rping_ipv4_then_ipv6() {
 # The tools above check little of the data they move: ibv_*_pingpong -c
 # looks at the first byte of each page of the last message only
 # (Documentation/interop.rst), perftest at none, rping -V at one 64-byte
-# string a ping.  sroce_rc_test (tests/progs/sroce_rc_test.c) checks every
+# string a ping.  sroce_rc_test (tests/progs/rc/) checks every
 # byte: each message is a pattern seeded by its number (a xorshift stream:
 # each byte depends on its offset and its message, so a packet placed
 # wrong, lost, or left from an earlier message shows), the receiving or

@@ -14,9 +14,9 @@
 # responses.  The uc_* scenarios make the victim a UC QP, which must answer
 # nothing and lose only the messages whose packets went missing.  Each
 # scenario checks the victim's completions, QP state and
-# async events, and sroce2's counters (the list and the rules are in
-# sroce_peer.c).  req_ack_timeout raises the module parameter
-# min_ack_timeout for a while and restores it.
+# async events, and sroce2's counters (the list is in
+# tests/progs/peer/peer.h, the rules in victim.c).  req_ack_timeout raises
+# the module parameter min_ack_timeout for a while and restores it.
 #
 #   namespace sroce-h1                    namespace sroce-h2
 #   sroce_peer's socket                   [ sroce2 ]  victim QPs

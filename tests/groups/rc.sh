@@ -5,7 +5,7 @@
 # The RC transport end to end, through the tools everyone uses: the
 # libibverbs pingpongs (-c: one byte per page), perftest's bandwidth and
 # latency tests, rping (rdma_cm, data verified), sroce_rc_test's cases
-# (every byte checked; tests/progs/sroce_rc_test.c) and rdma-core's pyverbs
+# (every byte checked; tests/progs/rc/) and rdma-core's pyverbs
 # suite; on one device (loopback) and, for sroce, across two namespaces
 # joined by a veth pair (topo_loopback and topo_two_hosts in tests/lib.sh).
 #
@@ -21,7 +21,7 @@
 [ "$SROCE_TEST_TIMEOUT" -ge 2400 ] || SROCE_TEST_TIMEOUT=2400
 
 # sroce_rc_test cases rxe (Linux 6.1, rdma-core 44) fails because rxe is
-# wrong, not the test (details and evidence at each case in sroce_rc_test.c):
+# wrong, not the test (details and evidence at each case in tests/progs/rc/):
 #   atomic_unaligned   the provider refuses a misaligned atomic in
 #                      ibv_post_send (EINVAL) instead of the responder
 #                      NAKing it (atomic_unaligned_wr covers rxe's responder)
