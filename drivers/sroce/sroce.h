@@ -1051,6 +1051,7 @@ int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
 int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u64 len, u32 access);
+int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* mem.c */
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
