@@ -250,4 +250,77 @@ rx_packets_rose() {
 	[ $((b - a)) -ge "$2" ]
 }
 
+# res_entry cq|mr|qp: "key value" lines of the resource of that kind the
+# ibv_rc_pingpong server owns (rdma -j -dd: the driver's attributes too).
+res_entry() {
+	rdma -j -dd res show "$1" | python3 -c '
+import json, sys
+for e in json.load(sys.stdin):
+    if e.get("comm") == "ibv_rc_pingpong":
+        for k, v in e.items():
+            print(k, v)
+        sys.exit(0)
+sys.exit(1)'
+}
+
+# attr FILE KEY: KEY's value in a res_entry listing.
+attr() {
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { exit !f }' "$1" ||
+		fail "no $2 in $(basename "$1"): $(tr '\n' ' ' <"$1")"
+}
+
+# server_ready N: the server's QP shows N receives posted and none taken,
+# and its CQ is armed.
+server_ready() {
+	res_entry qp >/tmp/res.qp &&
+		[ "$(awk '$1 == "rq_prod" { print $2 }' /tmp/res.qp)" = "$1" ] &&
+		[ "$(awk '$1 == "rq_cons" { print $2 }' /tmp/res.qp)" = 0 ] &&
+		res_entry cq | grep -qx 'armed next'
+}
+
+# An ibv_rc_pingpong server waiting for its client has made a CQ of 101
+# entries (its receive depth, 100, plus one), armed it (-e), registered
+# a 4096-byte buffer, created an RC QP and posted 100 receives.
+test_res_details() {
+	local pid cqe slots
+	[ "$RDMA_KIND" = sroce ] || skip "the driver attributes are sroce's"
+	rdma_topo loopback
+	ibv_rc_pingpong -d sroce0 -g "$RDMA_GID1" -r 100 -s 4096 -e >/tmp/pp.srv 2>&1 &
+	pid=$!
+	RDMA_BG_PIDS+=("$pid")
+	wait_for 30 server_ready 100
+	res_entry cq >/tmp/res.cq || fail "no CQ of the server's"
+	res_entry mr >/tmp/res.mr || fail "no MR of the server's"
+	sed 's/^/  qp: /' /tmp/res.qp
+	sed 's/^/  cq: /' /tmp/res.cq
+	sed 's/^/  mr: /' /tmp/res.mr
+
+	cqe=$(attr /tmp/res.cq cqe)
+	slots=$(attr /tmp/res.cq ring_slots)
+	[ "$slots" = $((cqe + 1)) ] || fail "CQ ring of $slots slots for cqe $cqe"
+	[ $((slots & (slots - 1))) = 0 ] && [ "$slots" -ge 102 ] ||
+		fail "CQ ring of $slots slots: not the power of two above 101"
+	[ "$(attr /tmp/res.cq prod)" = 0 ] && [ "$(attr /tmp/res.cq cons)" = 0 ] ||
+		fail "CQ indices not 0 before any completion"
+	[ "$(attr /tmp/res.cq armed)" = next ] || fail "CQ armed: $(attr /tmp/res.cq armed)"
+	[ "$(attr /tmp/res.cq overflow)" = 0 ] || fail "CQ overflowed"
+	[ "$(attr /tmp/res.cq ring)" = user ] || fail "CQ ring: $(attr /tmp/res.cq ring)"
+
+	[ "$(attr /tmp/res.mr type)" = user ] || fail "MR type: $(attr /tmp/res.mr type)"
+	[ "$(attr /tmp/res.mr length)" = 4096 ] || fail "MR length: $(attr /tmp/res.mr length)"
+	[ "$(attr /tmp/res.mr mrlen)" = 4096 ] || fail "core's MR length: $(attr /tmp/res.mr mrlen)"
+	[ "$(attr /tmp/res.mr iova)" != 0 ] || fail "MR at address 0"
+	[ "$(attr /tmp/res.mr pages)" = 1 ] || fail "MR of $(attr /tmp/res.mr pages) pages"
+	[ $(($(attr /tmp/res.mr access) & 1)) = 1 ] || fail "MR without local write"
+	[ "$(attr /tmp/res.mr valid)" = 1 ] || fail "MR not valid"
+	[ "$(attr /tmp/res.mr mw_binds)" = 0 ] || fail "MR with windows bound"
+
+	[ "$(attr /tmp/res.qp state)" = INIT ] || fail "QP state: $(attr /tmp/res.qp state)"
+	[ "$(attr /tmp/res.qp sq_wrs)" = 0 ] || fail "QP with send WRs outstanding"
+	[ "$(attr /tmp/res.qp recv_in_progress)" = 0 ] || fail "QP filling a receive"
+	attr /tmp/res.qp retry_left >/dev/null
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+}
+
 t_main
