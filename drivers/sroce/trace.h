@@ -30,6 +30,24 @@
 #ifndef SROCE_TRACE_HELPERS
 #define SROCE_TRACE_HELPERS
 
+/*
+ * The assignment of the first fields of every QP event, dev and qpn, for
+ * TP_fast_assign of an event whose prototype names its QP @qp; the events
+ * about a PSN go on with psn, and their TP_printk starts with
+ * SROCE_TP_QP_PSN_FMT.
+ */
+#define SROCE_TP_QP_ASSIGN						\
+	do {								\
+		sroce_assign_str(dev, dev_name(&qp->ibqp.device->dev));	\
+		__entry->qpn = qp->ibqp.qp_num;				\
+	} while (0)
+#define SROCE_TP_QP_PSN_ASSIGN(psn_)					\
+	do {								\
+		SROCE_TP_QP_ASSIGN;					\
+		__entry->psn = (psn_);					\
+	} while (0)
+#define SROCE_TP_QP_PSN_FMT "%s qpn=%u psn=%u"
+
 /* The cause of a QP state change made by modify_qp (sroce_qp_state). */
 #define SROCE_QP_CAUSE_MODIFY (-1)
 
@@ -293,8 +311,7 @@ TRACE_EVENT(sroce_qp_state,
 			     __field(u8, new)
 			     __field(int, event)
 			     __field(unsigned long, caller)),
-	    TP_fast_assign(sroce_assign_str(dev, dev_name(&qp->ibqp.device->dev));
-			   __entry->qpn = qp->ibqp.qp_num;
+	    TP_fast_assign(SROCE_TP_QP_ASSIGN;
 			   __entry->old = old;
 			   __entry->new = new;
 			   __entry->event = event;
@@ -314,14 +331,12 @@ TRACE_EVENT(sroce_retransmit,
 			     __field(u32, psn)
 			     __field(u32, max_psn)
 			     __field(u8, why)),
-	    TP_fast_assign(sroce_assign_str(dev, dev_name(&qp->ibqp.device->dev));
-			   __entry->qpn = qp->ibqp.qp_num;
-			   __entry->psn = psn;
+	    TP_fast_assign(SROCE_TP_QP_PSN_ASSIGN(psn);
 			   __entry->max_psn = max_psn;
 			   __entry->why = why;),
-	    TP_printk("%s qpn=%u from psn=%u (next new %u) reason=%s",
-		      __get_str(dev), __entry->qpn, __entry->psn,
-		      __entry->max_psn, sroce_show_retry(__entry->why)));
+	    TP_printk(SROCE_TP_QP_PSN_FMT " max_psn=%u reason=%s",
+		      __get_str(dev), __entry->qpn, __entry->psn, __entry->max_psn,
+		      sroce_show_retry(__entry->why)));
 
 TRACE_EVENT(sroce_ack_timeout,
 	    TP_PROTO(const struct sroce_qp *qp),
@@ -330,12 +345,11 @@ TRACE_EVENT(sroce_ack_timeout,
 			     __field(u32, qpn)
 			     __field(u32, psn)
 			     __field(u8, retry_left)),
-	    TP_fast_assign(sroce_assign_str(dev, dev_name(&qp->ibqp.device->dev));
-			   __entry->qpn = qp->ibqp.qp_num;
-			   __entry->psn = qp->comp.psn;
+	    TP_fast_assign(SROCE_TP_QP_PSN_ASSIGN(qp->comp.psn);
 			   __entry->retry_left = qp->comp.retry_left;),
-	    TP_printk("%s qpn=%u psn=%u retry_left=%u", __get_str(dev),
-		      __entry->qpn, __entry->psn, __entry->retry_left));
+	    TP_printk(SROCE_TP_QP_PSN_FMT " retry_left=%u",
+		      __get_str(dev), __entry->qpn, __entry->psn,
+		      __entry->retry_left));
 
 DECLARE_EVENT_CLASS(sroce_nak_class,
 		    TP_PROTO(const struct sroce_qp *qp, u8 syndrome, u32 psn),
@@ -343,17 +357,15 @@ DECLARE_EVENT_CLASS(sroce_nak_class,
 		    TP_STRUCT__entry(__string(dev, dev_name(&qp->ibqp.device->dev))
 				     __field(u32, qpn)
 				     __field(u32, psn)
-				     __field(bool, rnr)
-				     __field(u8, code)),
-		    TP_fast_assign(sroce_assign_str(dev, dev_name(&qp->ibqp.device->dev));
-				   __entry->qpn = qp->ibqp.qp_num;
-				   __entry->psn = psn;
-				   __entry->rnr = sroce_trace_is_rnr(syndrome);
-				   __entry->code = syndrome & SROCE_AETH_CODE_MASK;),
-		    TP_printk("%s qpn=%u psn=%u %s %s%u", __get_str(dev), __entry->qpn,
-			      __entry->psn,
-			      __entry->rnr ? "rnr" : sroce_show_nak_code(__entry->code),
-			      __entry->rnr ? "timer=" : "code=", __entry->code));
+				     __field(u8, syndrome)),
+		    TP_fast_assign(SROCE_TP_QP_PSN_ASSIGN(psn);
+				   __entry->syndrome = syndrome;),
+		    TP_printk(SROCE_TP_QP_PSN_FMT " %s %s%u",
+			      __get_str(dev), __entry->qpn, __entry->psn,
+			      sroce_trace_is_rnr(__entry->syndrome) ? "rnr" :
+			      sroce_show_nak_code(__entry->syndrome & SROCE_AETH_CODE_MASK),
+			      sroce_trace_is_rnr(__entry->syndrome) ? "timer=" : "code=",
+			      __entry->syndrome & SROCE_AETH_CODE_MASK));
 
 DEFINE_EVENT(sroce_nak_class, sroce_nak_sent,
 	     TP_PROTO(const struct sroce_qp *qp, u8 syndrome, u32 psn),
@@ -371,22 +383,19 @@ TRACE_EVENT(sroce_rnr_wait,
 			     __field(u32, psn)
 			     __field(u32, usecs)
 			     __field(u8, rnr_left)),
-	    TP_fast_assign(sroce_assign_str(dev, dev_name(&qp->ibqp.device->dev));
-			   __entry->qpn = qp->ibqp.qp_num;
-			   __entry->psn = psn;
+	    TP_fast_assign(SROCE_TP_QP_PSN_ASSIGN(psn);
 			   __entry->usecs = usecs;
 			   __entry->rnr_left = qp->comp.rnr_left;),
-	    TP_printk("%s qpn=%u psn=%u wait=%uus rnr_left=%u", __get_str(dev),
-		      __entry->qpn, __entry->psn, __entry->usecs,
-		      __entry->rnr_left));
+	    TP_printk(SROCE_TP_QP_PSN_FMT " wait=%uus rnr_left=%u",
+		      __get_str(dev), __entry->qpn, __entry->psn,
+		      __entry->usecs, __entry->rnr_left));
 
 TRACE_EVENT(sroce_rnr_timer,
 	    TP_PROTO(const struct sroce_qp *qp),
 	    TP_ARGS(qp),
 	    TP_STRUCT__entry(__string(dev, dev_name(&qp->ibqp.device->dev))
 			     __field(u32, qpn)),
-	    TP_fast_assign(sroce_assign_str(dev, dev_name(&qp->ibqp.device->dev));
-			   __entry->qpn = qp->ibqp.qp_num;),
+	    TP_fast_assign(SROCE_TP_QP_ASSIGN;),
 	    TP_printk("%s qpn=%u", __get_str(dev), __entry->qpn));
 
 #undef SROCE_COUNTER
