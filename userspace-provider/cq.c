@@ -335,16 +335,28 @@ static void cqx_end_poll(struct ibv_cq_ex *ibcqx)
 		return cqx_to_scq(ibcqx)->cur.field;		\
 	}
 
-CQX_READER(enum ibv_wc_opcode, opcode)
-CQX_READER(uint32_t, vendor_err)
-CQX_READER(unsigned int, wc_flags)
-CQX_READER(uint32_t, byte_len)
-CQX_READER(__be32, imm_data)
-CQX_READER(uint32_t, qp_num)
-CQX_READER(uint32_t, src_qp)
-CQX_READER(uint32_t, slid)
-CQX_READER(uint8_t, sl)
-CQX_READER(uint8_t, dlid_path_bits)
+/*
+ * Every reader, X(FLAG, TYPE, FIELD): FLAG is the wc_flags bit that asks
+ * for it, 0 for the readers every extended CQ has.
+ */
+#define CQX_READERS(X)						\
+	X(0, enum ibv_wc_opcode, opcode)			\
+	X(0, uint32_t, vendor_err)				\
+	X(0, unsigned int, wc_flags)				\
+	X(IBV_WC_EX_WITH_BYTE_LEN, uint32_t, byte_len)		\
+	X(IBV_WC_EX_WITH_IMM, __be32, imm_data)			\
+	X(IBV_WC_EX_WITH_QP_NUM, uint32_t, qp_num)		\
+	X(IBV_WC_EX_WITH_SRC_QP, uint32_t, src_qp)		\
+	X(IBV_WC_EX_WITH_SLID, uint32_t, slid)			\
+	X(IBV_WC_EX_WITH_SL, uint8_t, sl)			\
+	X(IBV_WC_EX_WITH_DLID_PATH_BITS, uint8_t, dlid_path_bits)
+
+#define CQX_DEFINE_READER(flag, type, field) CQX_READER(type, field)
+#define CQX_INSTALL_READER(flag, type, field)			\
+	if (!(flag) || (wc_flags & (flag)))			\
+		cqx->read_##field = cqx_read_##field;
+
+CQX_READERS(CQX_DEFINE_READER)
 
 /* Install the polling API and the readers for what @wc_flags asked for. */
 static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
@@ -352,24 +364,7 @@ static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 	cqx->start_poll = cqx_start_poll;
 	cqx->next_poll = cqx_next_poll;
 	cqx->end_poll = cqx_end_poll;
-	cqx->read_opcode = cqx_read_opcode;
-	cqx->read_vendor_err = cqx_read_vendor_err;
-	cqx->read_wc_flags = cqx_read_wc_flags;
-
-	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
-		cqx->read_byte_len = cqx_read_byte_len;
-	if (wc_flags & IBV_WC_EX_WITH_IMM)
-		cqx->read_imm_data = cqx_read_imm_data;
-	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
-		cqx->read_qp_num = cqx_read_qp_num;
-	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
-		cqx->read_src_qp = cqx_read_src_qp;
-	if (wc_flags & IBV_WC_EX_WITH_SLID)
-		cqx->read_slid = cqx_read_slid;
-	if (wc_flags & IBV_WC_EX_WITH_SL)
-		cqx->read_sl = cqx_read_sl;
-	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
-		cqx->read_dlid_path_bits = cqx_read_dlid_path_bits;
+	CQX_READERS(CQX_INSTALL_READER)
 }
 
 /* Return: 0, or EOPNOTSUPP for attributes the provider cannot serve. */
