@@ -70,7 +70,10 @@ t_group_reset() {
 trace_on() {
 	tracefs_find || fail "no tracefs"
 	[ -d "$TRACEFS/events/sroce" ] || fail "no sroce events in $TRACEFS/events"
-	[ -s "$TRACE_BUF_SAVE" ] || cat "$TRACEFS/buffer_size_kb" >"$TRACE_BUF_SAVE"
+	# The size to restore: before its first use the file reads "7
+	# (expanded: 1408)", of which only the number that counts is written.
+	[ -s "$TRACE_BUF_SAVE" ] || sed -E 's/.*expanded: ([0-9]+).*/\1/; s/ .*//' \
+		"$TRACEFS/buffer_size_kb" >"$TRACE_BUF_SAVE"
 	echo 8192 >"$TRACEFS/buffer_size_kb"
 	echo 1 >"$TRACEFS/tracing_on"
 	: >"$TRACEFS/trace"
@@ -164,7 +167,7 @@ rc_case_traced() {
 	rdma_topo loopback
 	stats sroce0 /tmp/stats.0
 	trace_on
-	rc_cases -m 1024 -t "$1"
+	rc_cases -t "$1" -m 1024
 	trace_off
 	stats sroce0 /tmp/stats.1
 	has "^$1: pass$" </tmp/rc_cases || fail "$1 did not pass"
