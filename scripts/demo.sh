@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# "make run": boot a guest, bring up two sroce devices in two network
-# namespaces joined by a veth pair, and show them working.
+# "make run": boot a guest and run the demo in it (scripts/demo-guest.sh):
+# two hosts with a sroce device each move data, checked, by every step,
+# and a summary closes it.  Exits non-zero, naming the step, if one fails.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,7 +23,8 @@ rc=0
 sleep 1
 kill "$tailer" 2>/dev/null || true
 if [ "$rc" != 0 ]; then
-	echo "demo failed (status $rc); guest console: $xfer/console.log" >&2
+	echo "demo failed (status $rc): the summary above names the step;" \
+		"full output in $xfer/job.log, guest console in $xfer/console.log" >&2
 	exit "$rc"
 fi
 echo "demo finished; full output in $xfer/job.log"
