@@ -16,6 +16,7 @@
  * request; IB_WR_LOCAL_INV or a remote SEND with Invalidate makes them
  * invalid again.
  */
+#include <linux/capability.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -563,6 +564,16 @@ static void sroce_mr_res_snapshot(struct sroce_mr *mr, struct sroce_mr_res *r)
 	spin_unlock_irqrestore(&mr->lock, flags);
 }
 
+/*
+ * Whether the task asking "rdma resource" for details may see addresses:
+ * ib_core shows a region's keys only to CAP_NET_ADMIN, checked against
+ * the netlink request, which is handled in the asking task's context.
+ */
+static bool sroce_res_may_see_addresses(void)
+{
+	return has_capability_noaudit(current, CAP_NET_ADMIN);
+}
+
 static const char *sroce_mr_type_name(enum sroce_mr_type type)
 {
 	switch (type) {
@@ -583,7 +594,9 @@ static const char *sroce_mr_type_name(enum sroce_mr_type type)
  * For "rdma res show mr -dd", beside what the core shows (its length, and
  * its keys to CAP_NET_ADMIN): the kind of region (dma: all kernel memory;
  * user: pinned user pages; fast_reg: registered by IB_WR_REG_MR), the
- * first address and the length it covers now (a fast-registration
+ * first address (to CAP_NET_ADMIN only, like the keys: a kernel region's
+ * is a kernel address, a user region's tells another process's layout)
+ * and the length it covers now (a fast-registration
  * region's last registration), its access flags, its pages (pinned, or of
  * the last ib_map_mr_sg()) and for fast registration how many it may
  * have, whether it is valid (a fast-registration region is not between an
@@ -604,7 +617,8 @@ int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	if (!table)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_string(msg, "type", sroce_mr_type_name(mr->type)) ||
-	    rdma_nl_put_driver_u64_hex(msg, "iova", r.iova) ||
+	    (sroce_res_may_see_addresses() &&
+	     rdma_nl_put_driver_u64_hex(msg, "iova", r.iova)) ||
 	    rdma_nl_put_driver_u64(msg, "length", r.length) ||
 	    rdma_nl_put_driver_u32_hex(msg, "access", r.access) ||
 	    rdma_nl_put_driver_u64(msg, "pages", r.pages) ||

@@ -25,7 +25,8 @@
 #   res_details  "rdma resource show ... -dd" of an ibv_rc_pingpong server
 #                waiting for its client: the CQ's ring (a power of two,
 #                one more than its cqe), producer, consumer and state, the
-#                region's driver attributes, the QP's receive queue (the
+#                region's driver attributes (its address only to
+#                CAP_NET_ADMIN), the QP's receive queue (the
 #                receives the server posted) and send queue.
 #
 # The events are disabled again after each test (t_group_reset too).
@@ -256,7 +257,7 @@ rx_packets_rose() {
 # res_entry cq|mr|qp: "key value" lines of the resource of that kind the
 # ibv_rc_pingpong server owns (rdma -j -dd: the driver's attributes too).
 res_entry() {
-	rdma -j -dd res show "$1" | python3 -c '
+	"${RES_AS[@]}" rdma -j -dd res show "$1" | python3 -c '
 import json, sys
 for e in json.load(sys.stdin):
     if e.get("comm") == "ibv_rc_pingpong":
@@ -265,6 +266,11 @@ for e in json.load(sys.stdin):
         sys.exit(0)
 sys.exit(1)'
 }
+
+# RES_AS: a command prefix res_entry runs rdma through (none: as root).
+RES_AS=()
+# As nobody, without capabilities.
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all --bounding-set=-all)
 
 # attr FILE KEY: KEY's value in a res_entry listing.
 attr() {
@@ -291,7 +297,14 @@ test_res_details() {
 	ibv_rc_pingpong -d sroce0 -g "$RDMA_GID1" -r 100 -s 4096 -e >/tmp/pp.srv 2>&1 &
 	pid=$!
 	RDMA_BG_PIDS+=("$pid")
-	wait_for 30 server_ready 100
+	(wait_for 30 server_ready 100) || {
+		echo "--- the server's QP and CQ as last seen, and its output:"
+		cat /tmp/res.qp
+		res_entry cq || true
+		rdma -dd res show qp link sroce0/1 || true
+		cat /tmp/pp.srv
+		fail "the server's QP never showed 100 receives posted and an armed CQ"
+	}
 	res_entry cq >/tmp/res.cq || fail "no CQ of the server's"
 	res_entry mr >/tmp/res.mr || fail "no MR of the server's"
 	sed 's/^/  qp: /' /tmp/res.qp
@@ -317,6 +330,15 @@ test_res_details() {
 	[ $(($(attr /tmp/res.mr access) & 1)) = 1 ] || fail "MR without local write"
 	[ "$(attr /tmp/res.mr valid)" = 1 ] || fail "MR not valid"
 	[ "$(attr /tmp/res.mr mw_binds)" = 0 ] || fail "MR with windows bound"
+	# A region's address only to CAP_NET_ADMIN, as ib_core's keys: a
+	# process without it sees the region's details less the address.
+	RES_AS=("${NOBODY[@]}")
+	res_entry mr >/tmp/res.mr.nobody || fail "nobody sees no MR of the server's"
+	RES_AS=()
+	sed 's/^/  mr (as nobody): /' /tmp/res.mr.nobody
+	[ "$(attr /tmp/res.mr.nobody length)" = 4096 ] || fail "nobody sees no MR length"
+	! grep -qE '^(iova|lkey|rkey) ' /tmp/res.mr.nobody ||
+		fail "a process without CAP_NET_ADMIN sees the MR's address or keys"
 
 	[ "$(attr /tmp/res.qp state)" = INIT ] || fail "QP state: $(attr /tmp/res.qp state)"
 	[ "$(attr /tmp/res.qp sq_wrs)" = 0 ] || fail "QP with send WRs outstanding"
