@@ -282,9 +282,9 @@ attr() {
 # and its CQ is armed.
 server_ready() {
 	res_entry qp >/tmp/res.qp &&
-		[ "$(awk '$1 == "rq_prod" { print $2 }' /tmp/res.qp)" = "$1" ] &&
-		[ "$(awk '$1 == "rq_cons" { print $2 }' /tmp/res.qp)" = 0 ] &&
-		res_entry cq | grep -qx 'armed next'
+		[ "$(awk '$1 == "drv_rq_prod" { print $2 }' /tmp/res.qp)" = "$1" ] &&
+		[ "$(awk '$1 == "drv_rq_cons" { print $2 }' /tmp/res.qp)" = 0 ] &&
+		res_entry cq | grep -qx 'drv_armed next'
 }
 
 # An ibv_rc_pingpong server waiting for its client has made a CQ of 101
@@ -312,38 +312,38 @@ test_res_details() {
 	sed 's/^/  mr: /' /tmp/res.mr
 
 	cqe=$(attr /tmp/res.cq cqe)
-	slots=$(attr /tmp/res.cq ring_slots)
+	slots=$(attr /tmp/res.cq drv_ring_slots)
 	[ "$slots" = $((cqe + 1)) ] || fail "CQ ring of $slots slots for cqe $cqe"
 	[ $((slots & (slots - 1))) = 0 ] && [ "$slots" -ge 102 ] ||
 		fail "CQ ring of $slots slots: not the power of two above 101"
-	[ "$(attr /tmp/res.cq prod)" = 0 ] && [ "$(attr /tmp/res.cq cons)" = 0 ] ||
+	[ "$(attr /tmp/res.cq drv_prod)" = 0 ] && [ "$(attr /tmp/res.cq drv_cons)" = 0 ] ||
 		fail "CQ indices not 0 before any completion"
-	[ "$(attr /tmp/res.cq armed)" = next ] || fail "CQ armed: $(attr /tmp/res.cq armed)"
-	[ "$(attr /tmp/res.cq overflow)" = 0 ] || fail "CQ overflowed"
-	[ "$(attr /tmp/res.cq ring)" = user ] || fail "CQ ring: $(attr /tmp/res.cq ring)"
+	[ "$(attr /tmp/res.cq drv_armed)" = next ] || fail "CQ armed: $(attr /tmp/res.cq drv_armed)"
+	[ "$(attr /tmp/res.cq drv_overflow)" = 0 ] || fail "CQ overflowed"
+	[ "$(attr /tmp/res.cq drv_ring)" = user ] || fail "CQ ring: $(attr /tmp/res.cq drv_ring)"
 
-	[ "$(attr /tmp/res.mr type)" = user ] || fail "MR type: $(attr /tmp/res.mr type)"
-	[ "$(attr /tmp/res.mr length)" = 4096 ] || fail "MR length: $(attr /tmp/res.mr length)"
+	[ "$(attr /tmp/res.mr drv_type)" = user ] || fail "MR type: $(attr /tmp/res.mr drv_type)"
+	[ "$(attr /tmp/res.mr drv_length)" = 4096 ] || fail "MR length: $(attr /tmp/res.mr drv_length)"
 	[ "$(attr /tmp/res.mr mrlen)" = 4096 ] || fail "core's MR length: $(attr /tmp/res.mr mrlen)"
-	[ "$(attr /tmp/res.mr iova)" != 0 ] || fail "MR at address 0"
-	[ "$(attr /tmp/res.mr pages)" = 1 ] || fail "MR of $(attr /tmp/res.mr pages) pages"
-	[ $(($(attr /tmp/res.mr access) & 1)) = 1 ] || fail "MR without local write"
-	[ "$(attr /tmp/res.mr valid)" = 1 ] || fail "MR not valid"
-	[ "$(attr /tmp/res.mr mw_binds)" = 0 ] || fail "MR with windows bound"
+	[ "$(attr /tmp/res.mr drv_iova)" != 0 ] || fail "MR at address 0"
+	[ "$(attr /tmp/res.mr drv_pages)" = 1 ] || fail "MR of $(attr /tmp/res.mr drv_pages) pages"
+	[ $(($(attr /tmp/res.mr drv_access) & 1)) = 1 ] || fail "MR without local write"
+	[ "$(attr /tmp/res.mr drv_valid)" = 1 ] || fail "MR not valid"
+	[ "$(attr /tmp/res.mr drv_mw_binds)" = 0 ] || fail "MR with windows bound"
 	# A region's address only to CAP_NET_ADMIN, as ib_core's keys: a
 	# process without it sees the region's details less the address.
 	RES_AS=("${NOBODY[@]}")
 	res_entry mr >/tmp/res.mr.nobody || fail "nobody sees no MR of the server's"
 	RES_AS=()
 	sed 's/^/  mr (as nobody): /' /tmp/res.mr.nobody
-	[ "$(attr /tmp/res.mr.nobody length)" = 4096 ] || fail "nobody sees no MR length"
-	! grep -qE '^(iova|lkey|rkey) ' /tmp/res.mr.nobody ||
+	[ "$(attr /tmp/res.mr.nobody drv_length)" = 4096 ] || fail "nobody sees no MR length"
+	! grep -qE '^(drv_iova|lkey|rkey) ' /tmp/res.mr.nobody ||
 		fail "a process without CAP_NET_ADMIN sees the MR's address or keys"
 
 	[ "$(attr /tmp/res.qp state)" = INIT ] || fail "QP state: $(attr /tmp/res.qp state)"
-	[ "$(attr /tmp/res.qp sq_wrs)" = 0 ] || fail "QP with send WRs outstanding"
-	[ "$(attr /tmp/res.qp recv_in_progress)" = 0 ] || fail "QP filling a receive"
-	attr /tmp/res.qp retry_left >/dev/null
+	[ "$(attr /tmp/res.qp drv_sq_wrs)" = 0 ] || fail "QP with send WRs outstanding"
+	[ "$(attr /tmp/res.qp drv_recv_in_progress)" = 0 ] || fail "QP filling a receive"
+	attr /tmp/res.qp drv_retry_left >/dev/null
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
 }
