@@ -192,15 +192,22 @@ demo_resources() {
 	RDMA_BG_PIDS+=("$cli")
 	echo "host1\$ ib_write_bw -d sroce1 -x $RDMA_GID1 -s 65536 -D 4 &"
 	echo "host2\$ ib_write_bw -d sroce2 -x $RDMA_GID2 -s 65536 -D 4 $RDMA_IP1 &"
-	wait_for 20 rc_qps_busy
-	show rdma resource show qp type RC
+	(wait_for 30 rc_qps_busy) || {
+		rdma resource show qp
+		cat "$DEMO_TMP/res.srv" "$DEMO_TMP/res.cli"
+		fail "the transfer's two RC QPs not connected within 30 s"
+	}
+	echo "\$ rdma resource show qp    (the RC ones)"
+	rc_qps | tee "$DEMO_TMP/qps"
+	DEMO_QPS=$(wc -l <"$DEMO_TMP/qps")
 	wait "$cli" || { cat "$DEMO_TMP/res.cli"; fail "ib_write_bw -D 4 (client) failed"; }
 	wait "$pid" || { cat "$DEMO_TMP/res.srv"; fail "ib_write_bw -D 4 (server) failed"; }
-	note "$(rc_qps | wc -l) RC QPs in RTS seen during the transfer"
+	note "$DEMO_QPS RC QPs seen connected during the transfer"
 }
 
-# rc_qps: the RC QPs of sroce1 and sroce2 in RTS, a line each.
-rc_qps() { rdma resource show qp type RC | grep -E 'link sroce[12]/.*state RTS' || true; }
+# rc_qps: the RC QPs of sroce1 and sroce2 connected (RTR: perftest's
+# server of a WRITE test never sends; RTS), a line each.
+rc_qps() { rdma resource show qp | grep -E '^link sroce[12]/1 .* type RC state RT[RS] ' || true; }
 rc_qps_busy() { [ "$(rc_qps | wc -l)" -ge 2 ]; }
 
 demo_statistics() {
