@@ -143,29 +143,28 @@ demo_verified() {
 	note "8 of 8 sroce_rc_test cases, every byte compared"
 }
 
-demo_write_bw() {
-	local line
-	say "ib_write_bw: RDMA WRITE bandwidth, 64 KiB messages"
-	echo "host1\$ ib_write_bw -d sroce1 -x $RDMA_GID1 -s 65536 -n 2000 &"
-	echo "host2\$ ib_write_bw -d sroce2 -x $RDMA_GID2 -s 65536 -n 2000 $RDMA_IP1"
-	quiet tool_pair ib_write_bw 18515 -x ib_write_bw -F -s 65536 -n 2000
+# perftest TOOL SIZE ITERS: TOOL between the hosts, shown with its header
+# and result line; the result line in PERF_LINE.
+perftest() {
+	local tool=$1 size=$2 n=$3
+	echo "host1\$ $tool -d sroce1 -x $RDMA_GID1 -s $size -n $n &"
+	echo "host2\$ $tool -d sroce2 -x $RDMA_GID2 -s $size -n $n $RDMA_IP1"
+	quiet tool_pair "$tool" 18515 -x "$tool" -F -s "$size" -n "$n"
 	grep -E '#bytes' "$CLI_LOG" | head -n 1
-	line=$(result_line "$CLI_LOG" 65536) || fail "ib_write_bw printed no result"
-	echo "$line"
-	DEMO_BW=$(awk '{ print $4 }' <<<"$line")
-	note "64 KiB RDMA WRITE: $DEMO_BW MB/s average (emulated guest)"
+	PERF_LINE=$(result_line "$CLI_LOG" "$size") || fail "$tool printed no result"
+	echo "$PERF_LINE"
+}
+
+demo_write_bw() {
+	say "ib_write_bw: RDMA WRITE bandwidth, 64 KiB messages"
+	perftest ib_write_bw 65536 2000
+	note "64 KiB RDMA WRITE: $(awk '{ print $4 }' <<<"$PERF_LINE") MB/s average (emulated guest)"
 }
 
 demo_read_lat() {
-	local line
 	say "ib_read_lat: RDMA READ latency, 2-byte messages"
-	echo "host1\$ ib_read_lat -d sroce1 -x $RDMA_GID1 -s 2 -n 1000 &"
-	echo "host2\$ ib_read_lat -d sroce2 -x $RDMA_GID2 -s 2 -n 1000 $RDMA_IP1"
-	quiet tool_pair ib_read_lat 18515 -x ib_read_lat -F -s 2 -n 1000
-	grep -E '#bytes' "$CLI_LOG" | head -n 1
-	line=$(result_line "$CLI_LOG" 2) || fail "ib_read_lat printed no result"
-	echo "$line"
-	note "2-byte RDMA READ: $(awk '{ print $5 }' <<<"$line") us typical (emulated guest)"
+	perftest ib_read_lat 2 1000
+	note "2-byte RDMA READ: $(awk '{ print $5 }' <<<"$PERF_LINE") us typical (emulated guest)"
 }
 
 demo_rping() {

@@ -193,6 +193,16 @@ wait_for() {
 	done
 }
 
+# MALFORMED_PY: python3 -c "$MALFORMED_PY" ADDR sends three malformed
+# datagrams to UDP 4791 of ADDR (IPv4 or IPv6) from an ordinary socket:
+# two of 40 zero bytes, which fail the ICRC, and one of 8, too short to
+# hold a BTH.
+MALFORMED_PY='import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_DGRAM)
+for n in (40, 40, 8):
+    s.sendto(bytes(n), (sys.argv[1], 4791))'
+
 # null_blk's configfs, where nullb_create makes its disks.
 NULLB=/sys/kernel/config/nullb
 

@@ -224,17 +224,12 @@ test_rnr_events() {
 }
 
 test_drop_events() {
-	local send='import socket, sys
-fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
-s = socket.socket(fam, socket.SOCK_DGRAM)
-for n in (40, 40, 8):
-    s.sendto(bytes(n), (sys.argv[1], 4791))'
 	[ "$RDMA_KIND" = sroce ] || skip "the tracepoints are sroce's"
 	topo_two_hosts
 	stats sroce1 /tmp/stats.0
 	trace_on
-	run n2 python3 -c "$send" 10.6.0.1
-	run n2 python3 -c "$send" fd00:6::1
+	run n2 python3 -c "$MALFORMED_PY" 10.6.0.1
+	run n2 python3 -c "$MALFORMED_PY" fd00:6::1
 	wait_for 10 rx_packets_rose sroce1 6
 	trace_off
 	stats sroce1 /tmp/stats.1
