@@ -43,8 +43,13 @@ pkgs=(
 	nvme-cli fio nfs-kernel-server
 	# the wire audit (interop group): dumpcap and tshark's RoCEv2 dissector
 	tshark wireshark-common
-	# middleware over sroce: UCX (ud group), libfabric (rc group)
-	ucx-utils libfabric-bin
+	# RDMA middleware and kernel ULPs above sroce: the apps group
+	# (Documentation/middleware/), UCX also in the ud group and libfabric in
+	# the rc group; Open MPI and MPICH coexist through alternatives, the
+	# tests call each one's tools by their full names
+	qperf ucx-utils libucx0 libfabric-bin
+	openmpi-bin libopenmpi-dev mpich libmpich-dev netpipe-openmpi
+	targetcli-fb open-iscsi
 	# make bench: the bandwidth plot
 	python3-matplotlib
 	# make check-debug: building the debug kernel from linux-source-6.1
