@@ -523,7 +523,8 @@ gid_absent() { ! gid_present "$@"; }
 # ULP_ALLOW: "KIND=N ..." (at most N) or "KIND=any", set by a test that
 # causes recoveries, with a comment saying why.  The kinds, from the
 # messages and counters of Linux 6.1 (drivers/nvme/host/rdma.c and core.c,
-# drivers/nvme/target/core.c and rdma.c, net/sunrpc, net/rds):
+# drivers/nvme/target/core.c and rdma.c, net/sunrpc, net/rds,
+# drivers/scsi, drivers/infiniband/ulp/iser and isert):
 #   nvme_error_recovery   host: "starting error recovery", its queues torn
 #                         down after a failed work request, a disconnect,
 #                         a bad response or a timeout
@@ -558,6 +559,12 @@ gid_absent() { ! gid_present "$@"; }
 #   rds_error             RDS's lines on a connection it drops ("RDS/IB:
 #                         ... disconnecting and reconnecting", "RDS/RDMA:
 #                         conn ... rejected, dropping connection", ...)
+#   iscsi_conn_error      iSCSI initiator: "connectionN:M: detected conn
+#                         error", a connection failed (drivers/scsi/
+#                         scsi_transport_iscsi.c; it is then recovered)
+#   iser_error            iSER initiator (iscsi_iser) or target
+#                         (ib_isert): a line of theirs saying error or
+#                         failed, or a flush
 ULP_ALLOW=
 
 # ulp_kmsg_events: "event KIND N" for each kind above seen in the kernel
@@ -587,6 +594,8 @@ ulp_kmsg_events() {
 		count("nvmet_error"); next
 	}
 	/: server .* not responding/ { count("nfs_not_responding"); next }
+	/ connection[0-9]+:[0-9]+: detected conn error/ { count("iscsi_conn_error"); next }
+	/ (iser|isert): .*(error|failed|Failed|flush)/ { count("iser_error"); next }
 	/(^|\] )RDS(\/IB|\/RDMA)?: / && !/ conn connected <|: added$/ { count("rds_error"); next }
 	END {
 		if (!on)
@@ -594,7 +603,8 @@ ulp_kmsg_events() {
 		if (setups > news)
 			n["nvme_reset"] = setups - news
 		split("nvme_error_recovery nvme_timeout nvme_reset nvme_reconnect_failed " \
-		      "nvme_connect_error nvme_error nvmet_error nfs_not_responding rds_error", k)
+		      "nvme_connect_error nvme_error nvmet_error nfs_not_responding rds_error " \
+		      "iscsi_conn_error iser_error", k)
 		for (i = 1; i in k; i++)
 			print "event " k[i] " " n[k[i]] + 0
 	}'
