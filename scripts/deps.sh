@@ -49,7 +49,7 @@ pkgs=(
 	# tests call each one's tools by their full names
 	qperf ucx-utils libucx0 libfabric-bin
 	openmpi-bin libopenmpi-dev mpich libmpich-dev netpipe-openmpi
-	targetcli-fb open-iscsi
+	targetcli-fb open-iscsi dbus-daemon
 	# make bench: the bandwidth plot
 	python3-matplotlib
 	# make check-debug: building the debug kernel from linux-source-6.1
