@@ -221,6 +221,8 @@ void sroce_resp_queue_res(struct sroce_qp *qp,
 		res->queued = true;
 		res->replay = replay;
 		qp->resp.queued++;
+	} else if (replay) {
+		res->replay = true;
 	}
 }
 
