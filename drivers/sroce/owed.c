@@ -57,24 +57,34 @@ struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome,
 	return skb;
 }
 
+/* A NAK that fails the QP: any but a sequence-error NAK (RNR is no NAK). */
+static bool sroce_resp_nak_fatal(u8 syndrome)
+{
+	return (syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_NAK &&
+	       syndrome != (SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
+}
+
 /*
  * Whether a new ACK/NAK replaces the one held back: an ACK replaces an ACK;
  * a NAK replaces an ACK; an ACK replaces a sequence or RNR NAK once it
  * acknowledges the PSN that NAK was about (the packet asked for arrived
  * meanwhile: sending the NAK would make the requester resend for nothing).
- * A fatal NAK is never replaced: the QP is going to the error state.
+ * A fatal NAK replaces any other, and none replaces it: the QP is going to
+ * the error state, where it answers nothing more, and the requester must
+ * hear why (a sequence NAK instead would have it resend into silence until
+ * its retries ran out).
  */
 static bool sroce_resp_ack_replaces(const struct sroce_resp_ack *p,
 				    u8 syndrome, u32 psn)
 {
-	u8 held = p->syndrome & SROCE_AETH_TYPE_MASK;
-
-	if (!p->valid || held == SROCE_AETH_ACK)
+	if (!p->valid)
+		return true;
+	if (sroce_resp_nak_fatal(p->syndrome))
+		return false;
+	if (sroce_resp_nak_fatal(syndrome) ||
+	    (p->syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_ACK)
 		return true;
 	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
-		return false;
-	if (held == SROCE_AETH_NAK &&
-	    p->syndrome != (SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR))
 		return false;
 	return sroce_psn_diff(psn, p->psn) >= 0;
 }

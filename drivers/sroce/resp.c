@@ -375,6 +375,8 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 	res->type = SROCE_RES_ATOMIC;
 	res->first_psn = pkt->psn;
 	res->last_psn = pkt->psn;
+	/* Its place among the answers owed (sroce_resp_oldest()). */
+	res->cur_psn = pkt->psn;
 	res->orig = orig;
 	qp->resp.msn++;
 	if (qp->resp.queued) {
