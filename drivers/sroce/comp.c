@@ -236,6 +236,20 @@ static enum sroce_comp_verdict sroce_comp_remote_error(struct sroce_qp *qp,
 	return SROCE_COMP_FAIL;
 }
 
+/*
+ * A response past the first packet of @w, the first READ or atomic not
+ * done, says the responder took every request before @w: the completer
+ * moves on to @w (the SENDs and WRITEs before it are done already,
+ * sroce_comp_ack_upto()), and that progress starts the retries over, as
+ * for any work request completed.
+ */
+static void sroce_comp_upto_rd_atomic(struct sroce_qp *qp,
+				      const struct sroce_swqe *w)
+{
+	if (sroce_psn_diff(w->first_psn, qp->comp.psn) > 0)
+		sroce_comp_progress(qp, w->first_psn);
+}
+
 static enum sroce_comp_verdict sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_swqe *w = sroce_comp_ack_upto(qp, psn);
@@ -243,6 +257,7 @@ static enum sroce_comp_verdict sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 	if (w && sroce_wr_is_rd_atomic(w->opcode) &&
 	    sroce_psn_diff(psn, w->first_psn) >= 0) {
 		/* Acknowledged past a READ/atomic: its responses are lost. */
+		sroce_comp_upto_rd_atomic(qp, w);
 		return sroce_comp_go_back(qp, qp->comp.psn,
 					  SROCE_RETRY_ACK_PAST_RD);
 	}
@@ -263,8 +278,7 @@ static u32 sroce_comp_nak_upto(struct sroce_qp *qp, struct sroce_swqe *w,
 {
 	if (sroce_wr_is_rd_atomic(w->opcode) &&
 	    sroce_psn_diff(psn, w->first_psn) > 0) {
-		if (sroce_psn_diff(w->first_psn, qp->comp.psn) > 0)
-			sroce_comp_progress(qp, w->first_psn);
+		sroce_comp_upto_rd_atomic(qp, w);
 		return qp->comp.psn;
 	}
 	if (sroce_psn_diff(psn, qp->comp.psn) > 0)
@@ -396,6 +410,8 @@ sroce_comp_rd_atomic_target(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	    (psn != qp->comp.psn && psn != w->first_psn)) {
 		/* A gap in the responses: ask again from the first missing. */
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_GAP);
+		if (sroce_psn_diff(psn, w->first_psn) > 0)
+			sroce_comp_upto_rd_atomic(qp, w);
 		*v = sroce_comp_go_back(qp, qp->comp.psn, SROCE_RETRY_GAP);
 		return NULL;
 	}
