@@ -21,6 +21,7 @@
 #include "hdr.h"
 #include "opcode.h"
 #include "sroce.h"
+#include "trace.h"
 
 /*
  * What a response or a timeout comes to.  The completer counts a dropped
@@ -192,8 +193,9 @@ static struct sroce_swqe *sroce_comp_ack_upto(struct sroce_qp *qp, u32 psn)
 	return NULL;
 }
 
-/* Ask the requester to go back to @psn. */
-static enum sroce_comp_verdict sroce_comp_retry(struct sroce_qp *qp, u32 psn)
+/* Ask the requester to go back to @psn, for @why. */
+static enum sroce_comp_verdict sroce_comp_retry(struct sroce_qp *qp, u32 psn,
+						enum sroce_retry_why why)
 {
 	struct sroce_swqe *w;
 
@@ -207,6 +209,7 @@ static enum sroce_comp_verdict sroce_comp_retry(struct sroce_qp *qp, u32 psn)
 	qp->comp.went_back = true;
 	qp->req.retry = true;
 	qp->req.retry_psn = psn;
+	qp->req.retry_why = why;
 	return SROCE_COMP_KICK;
 }
 
@@ -215,12 +218,13 @@ static enum sroce_comp_verdict sroce_comp_retry(struct sroce_qp *qp, u32 psn)
  * sequence-error NAK): go back to @psn, unless a go-back is already under
  * way with nothing acknowledged since (see sroce_comp.went_back).
  */
-static enum sroce_comp_verdict sroce_comp_go_back(struct sroce_qp *qp, u32 psn)
+static enum sroce_comp_verdict sroce_comp_go_back(struct sroce_qp *qp, u32 psn,
+						  enum sroce_retry_why why)
 {
 	lockdep_assert_held(&qp->sq.lock);
 	if (qp->comp.went_back)
 		return SROCE_COMP_NOTHING;
-	return sroce_comp_retry(qp, psn);
+	return sroce_comp_retry(qp, psn, why);
 }
 
 /* A work request fails on the responder's word. */
@@ -232,6 +236,20 @@ static enum sroce_comp_verdict sroce_comp_remote_error(struct sroce_qp *qp,
 	return SROCE_COMP_FAIL;
 }
 
+/*
+ * A response past the first packet of @w, the first READ or atomic not
+ * done, says the responder took every request before @w: the completer
+ * moves on to @w (the SENDs and WRITEs before it are done already,
+ * sroce_comp_ack_upto()), and that progress starts the retries over, as
+ * for any work request completed.
+ */
+static void sroce_comp_upto_rd_atomic(struct sroce_qp *qp,
+				      const struct sroce_swqe *w)
+{
+	if (sroce_psn_diff(w->first_psn, qp->comp.psn) > 0)
+		sroce_comp_progress(qp, w->first_psn);
+}
+
 static enum sroce_comp_verdict sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_swqe *w = sroce_comp_ack_upto(qp, psn);
@@ -239,7 +257,9 @@ static enum sroce_comp_verdict sroce_comp_ack(struct sroce_qp *qp, u32 psn)
 	if (w && sroce_wr_is_rd_atomic(w->opcode) &&
 	    sroce_psn_diff(psn, w->first_psn) >= 0) {
 		/* Acknowledged past a READ/atomic: its responses are lost. */
-		return sroce_comp_go_back(qp, qp->comp.psn);
+		sroce_comp_upto_rd_atomic(qp, w);
+		return sroce_comp_go_back(qp, qp->comp.psn,
+					  SROCE_RETRY_ACK_PAST_RD);
 	}
 	sroce_comp_progress(qp, sroce_psn_add(psn, 1));
 	return SROCE_COMP_KICK;
@@ -258,8 +278,7 @@ static u32 sroce_comp_nak_upto(struct sroce_qp *qp, struct sroce_swqe *w,
 {
 	if (sroce_wr_is_rd_atomic(w->opcode) &&
 	    sroce_psn_diff(psn, w->first_psn) > 0) {
-		if (sroce_psn_diff(w->first_psn, qp->comp.psn) > 0)
-			sroce_comp_progress(qp, w->first_psn);
+		sroce_comp_upto_rd_atomic(qp, w);
 		return qp->comp.psn;
 	}
 	if (sroce_psn_diff(psn, qp->comp.psn) > 0)
@@ -267,12 +286,22 @@ static u32 sroce_comp_nak_upto(struct sroce_qp *qp, struct sroce_swqe *w,
 	return psn;
 }
 
+/* A NAK of @syndrome for @psn was received: counted as @c, and traced. */
+static void sroce_comp_nak_rcvd(struct sroce_qp *qp, u8 syndrome, u32 psn,
+				enum sroce_counter c)
+{
+	sroce_count(sroce_qp_dev(qp), c);
+	trace_sroce_nak_rcvd(qp, syndrome, psn);
+}
+
 static enum sroce_comp_verdict sroce_comp_rnr(struct sroce_qp *qp, u32 psn,
 					      u8 code)
 {
 	struct sroce_swqe *w;
+	u32 usecs;
 
-	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RNR_NAKS_RCVD);
+	sroce_comp_nak_rcvd(qp, SROCE_AETH_RNR_NAK | code, psn,
+			    SROCE_CNT_RNR_NAKS_RCVD);
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
 	if (!w)
 		return SROCE_COMP_NOTHING;
@@ -295,9 +324,11 @@ static enum sroce_comp_verdict sroce_comp_rnr(struct sroce_qp *qp, u32 psn,
 	qp->comp.rnr_wait = true;
 	qp->req.retry = true;
 	qp->req.retry_psn = psn;
+	qp->req.retry_why = SROCE_RETRY_RNR;
 	timer_delete(&qp->retrans_timer);
-	mod_timer(&qp->rnr_timer,
-		  jiffies + usecs_to_jiffies(sroce_rnr_10us(code) * 10) + 1);
+	usecs = sroce_rnr_10us(code) * 10;
+	trace_sroce_rnr_wait(qp, psn, usecs);
+	mod_timer(&qp->rnr_timer, jiffies + usecs_to_jiffies(usecs) + 1);
 	return SROCE_COMP_NOTHING;
 }
 
@@ -310,22 +341,24 @@ static enum sroce_comp_verdict sroce_comp_nak(struct sroce_qp *qp, u32 psn,
 		[SROCE_NAK_REM_OP] = IB_WC_REM_OP_ERR,
 		[SROCE_NAK_INVALID_RD] = IB_WC_REM_INV_RD_REQ_ERR,
 	};
-	struct sroce_dev *sdev = sroce_qp_dev(qp);
 	struct sroce_swqe *w;
 
 	w = sroce_comp_ack_upto(qp, sroce_psn_add(psn, SROCE_24BIT_MASK));
 	if (!w)
 		return SROCE_COMP_NOTHING;
 	if (code == SROCE_NAK_PSN_SEQ_ERR) {
-		sroce_count(sdev, SROCE_CNT_SEQ_NAKS_RCVD);
+		sroce_comp_nak_rcvd(qp, SROCE_AETH_NAK | code, psn,
+				    SROCE_CNT_SEQ_NAKS_RCVD);
 		/* Packets sent behind an RNR-NAKed one: the RNR retry covers
 		 * them, they must not spend the transport retries.
 		 */
 		if (qp->comp.rnr_wait)
 			return SROCE_COMP_NOTHING;
-		return sroce_comp_go_back(qp, sroce_comp_nak_upto(qp, w, psn));
+		return sroce_comp_go_back(qp, sroce_comp_nak_upto(qp, w, psn),
+					  SROCE_RETRY_SEQ_NAK);
 	}
-	sroce_count(sdev, SROCE_CNT_ERR_NAKS_RCVD);
+	sroce_comp_nak_rcvd(qp, SROCE_AETH_NAK | code, psn,
+			    SROCE_CNT_ERR_NAKS_RCVD);
 	return sroce_comp_remote_error(qp, w, code < ARRAY_SIZE(status) &&
 				       status[code] ? status[code] :
 				       IB_WC_REM_OP_ERR);
@@ -357,9 +390,10 @@ static enum sroce_comp_verdict sroce_comp_aeth(struct sroce_qp *qp,
  * what asking again for the first missing one comes to.
  */
 static struct sroce_swqe *
-sroce_comp_rd_atomic_target(struct sroce_qp *qp, u32 psn, bool read,
-			    enum sroce_comp_verdict *v)
+sroce_comp_rd_atomic_target(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			    bool read, enum sroce_comp_verdict *v)
 {
+	u32 psn = pkt->psn;
 	struct sroce_swqe *w;
 
 	*v = SROCE_COMP_DROP;
@@ -375,8 +409,10 @@ sroce_comp_rd_atomic_target(struct sroce_qp *qp, u32 psn, bool read,
 	if (sroce_psn_diff(psn, w->last_psn) > 0 ||
 	    (psn != qp->comp.psn && psn != w->first_psn)) {
 		/* A gap in the responses: ask again from the first missing. */
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_RX_DROP_GAP);
-		*v = sroce_comp_go_back(qp, qp->comp.psn);
+		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_GAP);
+		if (sroce_psn_diff(psn, w->first_psn) > 0)
+			sroce_comp_upto_rd_atomic(qp, w);
+		*v = sroce_comp_go_back(qp, qp->comp.psn, SROCE_RETRY_GAP);
 		return NULL;
 	}
 	if (read ? w->opcode != IB_WR_RDMA_READ :
@@ -435,7 +471,7 @@ static enum sroce_comp_verdict sroce_comp_read(struct sroce_qp *qp,
 	struct sroce_swqe *w;
 	u32 offset;
 
-	w = sroce_comp_rd_atomic_target(qp, pkt->psn, true, &v);
+	w = sroce_comp_rd_atomic_target(qp, pkt, true, &v);
 	if (!w)
 		return v;
 	offset = ((pkt->psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
@@ -453,7 +489,7 @@ static enum sroce_comp_verdict sroce_comp_atomic(struct sroce_qp *qp,
 	struct sroce_swqe *w;
 	u64 orig;
 
-	w = sroce_comp_rd_atomic_target(qp, pkt->psn, false, &v);
+	w = sroce_comp_rd_atomic_target(qp, pkt, false, &v);
 	if (!w)
 		return v;
 	orig = be64_to_cpu(sroce_pkt_atmack(pkt)->orig);
@@ -501,15 +537,15 @@ void sroce_comp_rcv(struct sroce_pkt *pkt)
 	unsigned long flags;
 
 	if (qp->ibqp.qp_type != IB_QPT_RC) {
-		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QP_TYPE);
+		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_QP_TYPE);
 		return;
 	}
 	sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	v = qp->dead ? SROCE_COMP_DROP : sroce_comp_dispatch(qp, pkt);
 	if (v == SROCE_COMP_DUP || v == SROCE_COMP_DROP) {
-		sroce_count(pkt->sdev, v == SROCE_COMP_DUP ?
-			    SROCE_CNT_RX_DUP_RESP : SROCE_CNT_RX_DROP_RESP);
+		sroce_drop_pkt(pkt, v == SROCE_COMP_DUP ? SROCE_CNT_RX_DUP_RESP :
+							  SROCE_CNT_RX_DROP_RESP);
 		v = SROCE_COMP_NOTHING;
 	}
 	/* Wake the requester only if it waits for us. */
@@ -545,7 +581,8 @@ static enum sroce_comp_verdict sroce_comp_timeout_locked(struct sroce_qp *qp)
 		return SROCE_COMP_NOTHING;
 	}
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TIMEOUTS);
-	return sroce_comp_retry(qp, qp->comp.psn);
+	trace_sroce_ack_timeout(qp);
+	return sroce_comp_retry(qp, qp->comp.psn, SROCE_RETRY_TIMEOUT);
 }
 
 /**
@@ -584,6 +621,7 @@ void sroce_comp_rnr_timer(struct timer_list *t)
 	struct sroce_qp *qp = sroce_timer_container(qp, t, rnr_timer);
 	unsigned long flags;
 
+	trace_sroce_rnr_timer(qp);
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	qp->comp.rnr_wait = false;
 	spin_unlock_irqrestore(&qp->sq.lock, flags);

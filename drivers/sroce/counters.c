@@ -9,44 +9,13 @@
 
 #include "sroce.h"
 
+#define SROCE_COUNTER(id, label) \
+	[SROCE_CNT_##id] = { .name = #label },
 static const struct rdma_stat_desc sroce_counter_descs[] = {
-	[SROCE_CNT_RX_PACKETS] = { .name = "rx_packets" },
-	[SROCE_CNT_RX_DROP_SHORT] = { .name = "rx_drop_short" },
-	[SROCE_CNT_RX_DROP_HEADER] = { .name = "rx_drop_header" },
-	[SROCE_CNT_RX_DROP_ICRC] = { .name = "rx_drop_icrc" },
-	[SROCE_CNT_RX_DROP_OPCODE] = { .name = "rx_drop_opcode" },
-	[SROCE_CNT_RX_DROP_NO_QP] = { .name = "rx_drop_no_qp" },
-	[SROCE_CNT_RX_DROP_QP_TYPE] = { .name = "rx_drop_qp_type" },
-	[SROCE_CNT_RX_DROP_QP_STATE] = { .name = "rx_drop_qp_state" },
-	[SROCE_CNT_RX_DROP_ADDRESS] = { .name = "rx_drop_address" },
-	[SROCE_CNT_RX_DROP_PKEY] = { .name = "rx_drop_pkey" },
-	[SROCE_CNT_RX_DROP_QKEY] = { .name = "rx_drop_qkey" },
-	[SROCE_CNT_RX_DROP_NO_RECV] = { .name = "rx_drop_no_recv" },
-	[SROCE_CNT_RX_DROP_UC] = { .name = "rx_drop_uc" },
-	[SROCE_CNT_RX_DROP_RESP] = { .name = "rx_drop_resp" },
-	[SROCE_CNT_RX_DROP_GAP] = { .name = "rx_drop_gap" },
-	[SROCE_CNT_RX_DUP_RESP] = { .name = "rx_dup_resp" },
-	[SROCE_CNT_RX_DROP_DUP] = { .name = "rx_drop_dup" },
-	[SROCE_CNT_STALE_READ_REPLAYS] = { .name = "stale_read_replays" },
-	[SROCE_CNT_REJECTED_READ_REPLAYS] = { .name = "rejected_read_replays" },
-	[SROCE_CNT_RX_DROP_MCAST] = { .name = "rx_drop_mcast" },
-	[SROCE_CNT_RX_DROP_SEQ] = { .name = "rx_drop_seq" },
-	[SROCE_CNT_RP_CNP_IGNORED] = { .name = "rp_cnp_ignored" },
-	[SROCE_CNT_RX_UD_RECV] = { .name = "rx_ud_recv" },
-	[SROCE_CNT_RX_RC_UC_PACKETS] = { .name = "rx_rc_uc_packets" },
-	[SROCE_CNT_TX_PACKETS] = { .name = "tx_packets" },
-	[SROCE_CNT_TX_ERRORS] = { .name = "tx_errors" },
-	[SROCE_CNT_RETRANSMITS] = { .name = "retransmits" },
-	[SROCE_CNT_TIMEOUTS] = { .name = "timeouts" },
-	[SROCE_CNT_SEQ_NAKS_SENT] = { .name = "seq_naks_sent" },
-	[SROCE_CNT_SEQ_NAKS_RCVD] = { .name = "seq_naks_rcvd" },
-	[SROCE_CNT_RNR_NAKS_SENT] = { .name = "rnr_naks_sent" },
-	[SROCE_CNT_RNR_NAKS_RCVD] = { .name = "rnr_naks_rcvd" },
-	[SROCE_CNT_ERR_NAKS_SENT] = { .name = "err_naks_sent" },
-	[SROCE_CNT_ERR_NAKS_RCVD] = { .name = "err_naks_rcvd" },
-	[SROCE_CNT_LINK_DOWNED] = { .name = "link_downed" },
-	[SROCE_CNT_CQ_OVERFLOWS] = { .name = "cq_overflows" },
+	SROCE_LIST_EACH(SROCE_COUNTERS)
 };
+
+#undef SROCE_COUNTER
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_CNT_MAX);
 

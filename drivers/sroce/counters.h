@@ -14,78 +14,81 @@ struct ib_device;
 struct rdma_hw_stats;
 struct sroce_dev;
 
-/**
- * enum sroce_counter - per-device event counters
- * @SROCE_CNT_RX_PACKETS: RoCEv2 datagrams received for this device
- * @SROCE_CNT_RX_DROP_SHORT: dropped, too short for its headers and ICRC
- * @SROCE_CNT_RX_DROP_HEADER: dropped, malformed IP/UDP/BTH (version,
- *	lengths, pad count)
- * @SROCE_CNT_RX_DROP_ICRC: dropped, bad ICRC
- * @SROCE_CNT_RX_DROP_OPCODE: dropped, unknown or unsupported opcode
- * @SROCE_CNT_RX_DROP_NO_QP: dropped, no such destination QP
- * @SROCE_CNT_RX_DROP_QP_TYPE: dropped, opcode of another transport than the
- *	QP's
- * @SROCE_CNT_RX_DROP_QP_STATE: dropped, QP not in a state to receive
- * @SROCE_CNT_RX_DROP_ADDRESS: dropped, RC/UC packet from another address
- *	than the QP's peer
- * @SROCE_CNT_RX_DROP_PKEY: dropped, P_Key mismatch
- * @SROCE_CNT_RX_DROP_QKEY: dropped, Q_Key mismatch (UD)
- * @SROCE_CNT_RX_DROP_NO_RECV: dropped, UD/UC message with no receive WQE
- * @SROCE_CNT_RX_DROP_UC: dropped, UC packet of a message already broken
- * @SROCE_CNT_RX_DROP_RESP: dropped, response or ACK the requester did not
- *	expect
- * @SROCE_CNT_RX_DROP_GAP: dropped, READ or atomic response beyond responses
- *	still missing (go-back-N: the requester asks again from the first
- *	missing one, once until something is acknowledged, and drops what
- *	arrives past it meanwhile)
- * @SROCE_CNT_RX_DUP_RESP: dropped, response or ACK for a PSN already
- *	acknowledged (a duplicate: after a go-back, both transmissions are
- *	answered)
- * @SROCE_CNT_RX_DROP_DUP: duplicate request dropped (after re-ACKing)
- * @SROCE_CNT_STALE_READ_REPLAYS: duplicate READs (counted in rx_drop_dup)
- *	whose answer was given up because the memory they read was gone: its
- *	owner let it go after the READ was answered, so nobody waits for a
- *	second answer; also those the checks of a new READ now refuse (the
- *	QP's remote read access was taken away since)
- * @SROCE_CNT_REJECTED_READ_REPLAYS: duplicate READs (counted in rx_drop_dup)
- *	not answered because they ask for something else than the request
- *	they duplicate: another R_Key, a VA not moved on by the packets
- *	before their PSN, or more than the rest of its data
- * @SROCE_CNT_RX_DROP_MCAST: dropped, multicast datagram for a group no QP
- *	of this device is attached to
- * @SROCE_CNT_RX_DROP_SEQ: dropped without a word, RC request past the
- *	expected PSN while a PSN sequence or RNR NAK is outstanding (the
- *	packet that caused the NAK is counted in seq_naks_sent or
- *	rnr_naks_sent)
- * @SROCE_CNT_RP_CNP_IGNORED: congestion notification packets received; sroce
- *	does not throttle its sending yet, so this is all they do (the name
- *	is the one RoCE NICs give the reaction point's count)
- * @SROCE_CNT_RX_UD_RECV: UD datagrams that consumed a receive WQE (one per
- *	attached QP for multicast), with a successful or an error completion
- * @SROCE_CNT_RX_RC_UC_PACKETS: RC and UC packets that passed every check of
- *	the receive path and reached their QP's responder or completer,
- *	whatever became of them there (used, or counted in rx_drop_dup,
- *	rx_drop_seq, rx_drop_uc, rx_drop_no_recv, rx_drop_resp, rx_drop_gap,
- *	rx_dup_resp or a NAK's counter); a packet the receive path drops
- *	(rx_drop_*, including a responder's QP being destroyed) is not here
- * @SROCE_CNT_TX_PACKETS: packets sent
- * @SROCE_CNT_TX_ERRORS: packets that could not be sent (no route, no memory)
- * @SROCE_CNT_RETRANSMITS: go-back-N retransmissions started
- * @SROCE_CNT_TIMEOUTS: local ACK timeouts
- * @SROCE_CNT_SEQ_NAKS_SENT: PSN sequence error NAKs sent (one held back
- *	behind READ responses counts too, even when the missing packet arrives
- *	and an ACK replaces it)
- * @SROCE_CNT_SEQ_NAKS_RCVD: PSN sequence error NAKs received
- * @SROCE_CNT_RNR_NAKS_SENT: RNR NAKs sent
- * @SROCE_CNT_RNR_NAKS_RCVD: RNR NAKs received
- * @SROCE_CNT_ERR_NAKS_SENT: other NAKs sent (invalid request, remote access,
- *	remote operational)
- * @SROCE_CNT_ERR_NAKS_RCVD: other NAKs received
- * @SROCE_CNT_LINK_DOWNED: port went from ACTIVE to DOWN
- * @SROCE_CNT_CQ_OVERFLOWS: completions lost because their CQ was full (or
- *	its process had published an impossible consumer index); the first
+/*
+ * SROCE_COUNTERS - the per-device event counters, in order: an entry
+ * SROCE_COUNTER(ID, label) each, in parentheses.  enum sroce_counter
+ * (SROCE_CNT_<ID>), the names "rdma statistic" and sysfs hw_counters show
+ * (counters.c) and the reasons the sroce_drop tracepoint prints (trace.h)
+ * are all made from this one list, so that a counter and its name, or a
+ * drop's reason and its counter, cannot disagree.  A user defines
+ * SROCE_COUNTER(), expands SROCE_LIST_EACH(SROCE_COUNTERS) and undefines
+ * it again.
+ *
+ * rx_packets: RoCEv2 datagrams received for this device
+ * rx_drop_short: dropped, too short for its headers and ICRC
+ * rx_drop_header: dropped, malformed IP/UDP/BTH (version, lengths, pad
+ *	count)
+ * rx_drop_icrc: dropped, bad ICRC
+ * rx_drop_opcode: dropped, unknown or unsupported opcode
+ * rx_drop_no_qp: dropped, no such destination QP
+ * rx_drop_qp_type: dropped, opcode of another transport than the QP's
+ * rx_drop_qp_state: dropped, QP not in a state to receive
+ * rx_drop_address: dropped, RC/UC packet from another address than the
+ *	QP's peer
+ * rx_drop_pkey: dropped, P_Key mismatch
+ * rx_drop_qkey: dropped, Q_Key mismatch (UD)
+ * rx_drop_no_recv: dropped, UD/UC message with no receive WQE
+ * rx_drop_uc: dropped, UC packet of a message already broken
+ * rx_drop_resp: dropped, response or ACK the requester did not expect
+ * rx_drop_gap: dropped, READ or atomic response beyond responses still
+ *	missing (go-back-N: the requester asks again from the first missing
+ *	one, once until something is acknowledged, and drops what arrives
+ *	past it meanwhile)
+ * rx_dup_resp: dropped, response or ACK for a PSN already acknowledged (a
+ *	duplicate: after a go-back, both transmissions are answered)
+ * rx_drop_dup: duplicate request dropped (after re-ACKing)
+ * stale_read_replays: duplicate READs (counted in rx_drop_dup) whose
+ *	answer was given up because the memory they read was gone: its owner
+ *	let it go after the READ was answered, so nobody waits for a second
+ *	answer; also those the checks of a new READ now refuse (the QP's
+ *	remote read access was taken away since)
+ * rejected_read_replays: duplicate READs (counted in rx_drop_dup) not
+ *	answered because they ask for something else than the request they
+ *	duplicate: another R_Key, a VA not moved on by the packets before
+ *	their PSN, or more than the rest of its data
+ * rx_drop_mcast: dropped, multicast datagram for a group no QP of this
+ *	device is attached to
+ * rx_drop_seq: dropped without a word, RC request past the expected PSN
+ *	while a PSN sequence or RNR NAK is outstanding (the packet that
+ *	caused the NAK is counted in seq_naks_sent or rnr_naks_sent)
+ * rp_cnp_ignored: congestion notification packets received; sroce does
+ *	not throttle its sending yet, so this is all they do (the name is the
+ *	one RoCE NICs give the reaction point's count)
+ * rx_ud_recv: UD datagrams that consumed a receive WQE (one per attached
+ *	QP for multicast), with a successful or an error completion
+ * rx_rc_uc_packets: RC and UC packets that passed every check of the
+ *	receive path and reached their QP's responder or completer, whatever
+ *	became of them there (used, or counted in rx_drop_dup, rx_drop_seq,
+ *	rx_drop_uc, rx_drop_no_recv, rx_drop_resp, rx_drop_gap, rx_dup_resp
+ *	or a NAK's counter); a packet the receive path drops (rx_drop_*,
+ *	including a responder's QP being destroyed) is not here
+ * tx_packets: packets sent
+ * tx_errors: packets that could not be sent (no route, no memory)
+ * retransmits: go-back-N retransmissions started
+ * timeouts: local ACK timeouts
+ * seq_naks_sent: PSN sequence error NAKs sent (one held back behind READ
+ *	responses counts too, even when the missing packet arrives and an
+ *	ACK replaces it)
+ * seq_naks_rcvd: PSN sequence error NAKs received
+ * rnr_naks_sent: RNR NAKs sent
+ * rnr_naks_rcvd: RNR NAKs received
+ * err_naks_sent: other NAKs sent (invalid request, remote access, remote
+ *	operational)
+ * err_naks_rcvd: other NAKs received
+ * link_downed: port went from ACTIVE to DOWN
+ * cq_overflows: completions lost because their CQ was full (or its
+ *	process had published an impossible consumer index); the first
  *	raises IB_EVENT_CQ_ERR and fails the QPs feeding the CQ
- * @SROCE_CNT_MAX: number of counters
  *
  * Every packet sroce drops is counted where it is dropped: in an rx_drop_*
  * counter, rx_dup_resp, or, for an RC request it refuses with a NAK, in
@@ -94,45 +97,60 @@ struct sroce_dev;
  * drop counters, rp_cnp_ignored, rx_drop_qkey, rx_drop_no_recv, rx_ud_recv
  * or rx_rc_uc_packets (a multicast datagram in one of them per attached QP).
  */
+#define SROCE_COUNTERS (						\
+	SROCE_COUNTER(RX_PACKETS, rx_packets)				\
+	SROCE_COUNTER(RX_DROP_SHORT, rx_drop_short)			\
+	SROCE_COUNTER(RX_DROP_HEADER, rx_drop_header)			\
+	SROCE_COUNTER(RX_DROP_ICRC, rx_drop_icrc)			\
+	SROCE_COUNTER(RX_DROP_OPCODE, rx_drop_opcode)			\
+	SROCE_COUNTER(RX_DROP_NO_QP, rx_drop_no_qp)			\
+	SROCE_COUNTER(RX_DROP_QP_TYPE, rx_drop_qp_type)			\
+	SROCE_COUNTER(RX_DROP_QP_STATE, rx_drop_qp_state)		\
+	SROCE_COUNTER(RX_DROP_ADDRESS, rx_drop_address)			\
+	SROCE_COUNTER(RX_DROP_PKEY, rx_drop_pkey)			\
+	SROCE_COUNTER(RX_DROP_QKEY, rx_drop_qkey)			\
+	SROCE_COUNTER(RX_DROP_NO_RECV, rx_drop_no_recv)			\
+	SROCE_COUNTER(RX_DROP_UC, rx_drop_uc)				\
+	SROCE_COUNTER(RX_DROP_RESP, rx_drop_resp)			\
+	SROCE_COUNTER(RX_DROP_GAP, rx_drop_gap)				\
+	SROCE_COUNTER(RX_DUP_RESP, rx_dup_resp)				\
+	SROCE_COUNTER(RX_DROP_DUP, rx_drop_dup)				\
+	SROCE_COUNTER(STALE_READ_REPLAYS, stale_read_replays)		\
+	SROCE_COUNTER(REJECTED_READ_REPLAYS, rejected_read_replays)	\
+	SROCE_COUNTER(RX_DROP_MCAST, rx_drop_mcast)			\
+	SROCE_COUNTER(RX_DROP_SEQ, rx_drop_seq)				\
+	SROCE_COUNTER(RP_CNP_IGNORED, rp_cnp_ignored)			\
+	SROCE_COUNTER(RX_UD_RECV, rx_ud_recv)				\
+	SROCE_COUNTER(RX_RC_UC_PACKETS, rx_rc_uc_packets)		\
+	SROCE_COUNTER(TX_PACKETS, tx_packets)				\
+	SROCE_COUNTER(TX_ERRORS, tx_errors)				\
+	SROCE_COUNTER(RETRANSMITS, retransmits)				\
+	SROCE_COUNTER(TIMEOUTS, timeouts)				\
+	SROCE_COUNTER(SEQ_NAKS_SENT, seq_naks_sent)			\
+	SROCE_COUNTER(SEQ_NAKS_RCVD, seq_naks_rcvd)			\
+	SROCE_COUNTER(RNR_NAKS_SENT, rnr_naks_sent)			\
+	SROCE_COUNTER(RNR_NAKS_RCVD, rnr_naks_rcvd)			\
+	SROCE_COUNTER(ERR_NAKS_SENT, err_naks_sent)			\
+	SROCE_COUNTER(ERR_NAKS_RCVD, err_naks_rcvd)			\
+	SROCE_COUNTER(LINK_DOWNED, link_downed)				\
+	SROCE_COUNTER(CQ_OVERFLOWS, cq_overflows))
+
+/* The entries of a parenthesised list such as SROCE_COUNTERS. */
+#define SROCE_UNPAREN(...) __VA_ARGS__
+#define SROCE_LIST_EACH(list) SROCE_UNPAREN(SROCE_UNPAREN list)
+
+/*
+ * enum sroce_counter - the per-device event counters: SROCE_CNT_<ID> for
+ * each entry of SROCE_COUNTERS, in its order, then SROCE_CNT_MAX, their
+ * number.
+ */
+#define SROCE_COUNTER(id, label) SROCE_CNT_##id,
 enum sroce_counter {
-	SROCE_CNT_RX_PACKETS,
-	SROCE_CNT_RX_DROP_SHORT,
-	SROCE_CNT_RX_DROP_HEADER,
-	SROCE_CNT_RX_DROP_ICRC,
-	SROCE_CNT_RX_DROP_OPCODE,
-	SROCE_CNT_RX_DROP_NO_QP,
-	SROCE_CNT_RX_DROP_QP_TYPE,
-	SROCE_CNT_RX_DROP_QP_STATE,
-	SROCE_CNT_RX_DROP_ADDRESS,
-	SROCE_CNT_RX_DROP_PKEY,
-	SROCE_CNT_RX_DROP_QKEY,
-	SROCE_CNT_RX_DROP_NO_RECV,
-	SROCE_CNT_RX_DROP_UC,
-	SROCE_CNT_RX_DROP_RESP,
-	SROCE_CNT_RX_DROP_GAP,
-	SROCE_CNT_RX_DUP_RESP,
-	SROCE_CNT_RX_DROP_DUP,
-	SROCE_CNT_STALE_READ_REPLAYS,
-	SROCE_CNT_REJECTED_READ_REPLAYS,
-	SROCE_CNT_RX_DROP_MCAST,
-	SROCE_CNT_RX_DROP_SEQ,
-	SROCE_CNT_RP_CNP_IGNORED,
-	SROCE_CNT_RX_UD_RECV,
-	SROCE_CNT_RX_RC_UC_PACKETS,
-	SROCE_CNT_TX_PACKETS,
-	SROCE_CNT_TX_ERRORS,
-	SROCE_CNT_RETRANSMITS,
-	SROCE_CNT_TIMEOUTS,
-	SROCE_CNT_SEQ_NAKS_SENT,
-	SROCE_CNT_SEQ_NAKS_RCVD,
-	SROCE_CNT_RNR_NAKS_SENT,
-	SROCE_CNT_RNR_NAKS_RCVD,
-	SROCE_CNT_ERR_NAKS_SENT,
-	SROCE_CNT_ERR_NAKS_RCVD,
-	SROCE_CNT_LINK_DOWNED,
-	SROCE_CNT_CQ_OVERFLOWS,
+	SROCE_LIST_EACH(SROCE_COUNTERS)
 	SROCE_CNT_MAX
 };
+
+#undef SROCE_COUNTER
 
 struct sroce_stats {
 	u64 cnt[SROCE_CNT_MAX];

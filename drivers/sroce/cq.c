@@ -11,6 +11,9 @@
  * the very QP and CQ that completed.
  */
 #include <linux/slab.h>
+#include <net/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
 
 #include "sroce.h"
 
@@ -346,6 +349,76 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
+}
+
+/* What "rdma res show cq -dd" shows of a CQ, read under its lock. */
+struct sroce_cq_res {
+	u32 slots, prod, cons;
+	u8 notify;
+	bool overflow;
+};
+
+static void sroce_cq_res_snapshot(struct sroce_cq *cq, struct sroce_cq_res *r)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	r->slots = cq->ring.num_slots;
+	r->prod = cq->ring.prod;
+	r->cons = sroce_cq_cons(cq);
+	r->notify = cq->notify;
+	r->overflow = cq->overflow;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+static const char *sroce_cq_armed(u8 notify)
+{
+	switch (notify) {
+	case IB_CQ_NEXT_COMP:
+		return "next";
+	case IB_CQ_SOLICITED:
+		return "solicited";
+	default:
+		return "no";
+	}
+}
+
+/**
+ * sroce_fill_res_cq_entry() - ib_device_ops.fill_res_cq_entry
+ * @msg: the netlink message being built
+ * @ibcq: the CQ
+ *
+ * For "rdma res show cq -dd", beside the size the core shows (cqe, one
+ * less than the ring): the ring's slots, its producer and consumer
+ * indices (a user CQ's consumer as its process last published it),
+ * whether the CQ is armed and for what, whether it has overflowed, and
+ * whose ring it is.
+ *
+ * Context: Process context. Takes cq->lock.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct sroce_cq *cq = to_scq(ibcq);
+	struct sroce_cq_res r;
+	struct nlattr *table;
+
+	sroce_cq_res_snapshot(cq, &r);
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "ring_slots", r.slots) ||
+	    rdma_nl_put_driver_u32(msg, "prod", r.prod) ||
+	    rdma_nl_put_driver_u32(msg, "cons", r.cons) ||
+	    rdma_nl_put_driver_string(msg, "armed", sroce_cq_armed(r.notify)) ||
+	    rdma_nl_put_driver_u32(msg, "overflow", r.overflow) ||
+	    rdma_nl_put_driver_string(msg, "ring",
+				      cq->is_user ? "user" : "kernel")) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
 }
 
 /* Move the unconsumed entries of @cq into @ring, which then replaces it. */

@@ -409,5 +409,5 @@ void sroce_mcast_rx(struct sroce_pkt *pkt)
 	rcu_read_unlock();
 	pkt->qp = NULL;
 	if (!found)
-		sroce_count(sdev, SROCE_CNT_RX_DROP_MCAST);
+		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_MCAST);
 }

@@ -16,9 +16,13 @@
  * request; IB_WR_LOCAL_INV or a remote SEND with Invalidate makes them
  * invalid again.
  */
+#include <linux/capability.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <net/netlink.h>
 #include <rdma/ib_umem.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
 
 #include "sroce.h"
 
@@ -536,4 +540,95 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 		mr = NULL;
 	}
 	return mr;
+}
+
+/* What "rdma res show mr -dd" shows of a region, read under its lock. */
+struct sroce_mr_res {
+	u64 iova, length, pages;
+	u32 access, fr_max, mw_binds;
+	bool valid;
+};
+
+static void sroce_mr_res_snapshot(struct sroce_mr *mr, struct sroce_mr_res *r)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	r->iova = mr->iova;
+	r->length = mr->length;
+	r->access = mr->access;
+	r->valid = mr->valid;
+	r->mw_binds = mr->mw_binds;
+	r->pages = mr->type == SROCE_MR_FAST_REG ? mr->fr_npages : mr->npages;
+	r->fr_max = mr->fr_max;
+	spin_unlock_irqrestore(&mr->lock, flags);
+}
+
+/*
+ * Whether the task asking "rdma resource" for details may see addresses:
+ * ib_core shows a region's keys only to CAP_NET_ADMIN, checked against
+ * the netlink request, which is handled in the asking task's context.
+ */
+static bool sroce_res_may_see_addresses(void)
+{
+	return has_capability_noaudit(current, CAP_NET_ADMIN);
+}
+
+static const char *sroce_mr_type_name(enum sroce_mr_type type)
+{
+	switch (type) {
+	case SROCE_MR_DMA:
+		return "dma";
+	case SROCE_MR_USER:
+		return "user";
+	default:
+		return "fast_reg";
+	}
+}
+
+/**
+ * sroce_fill_res_mr_entry() - ib_device_ops.fill_res_mr_entry
+ * @msg: the netlink message being built
+ * @ibmr: the region
+ *
+ * For "rdma res show mr -dd", beside what the core shows (its length, and
+ * its keys to CAP_NET_ADMIN): the kind of region (dma: all kernel memory;
+ * user: pinned user pages; fast_reg: registered by IB_WR_REG_MR), the
+ * first address (to CAP_NET_ADMIN only, like the keys: a kernel region's
+ * is a kernel address, a user region's tells another process's layout)
+ * and the length it covers now (a fast-registration
+ * region's last registration), its access flags, its pages (pinned, or of
+ * the last ib_map_mr_sg()) and for fast registration how many it may
+ * have, whether it is valid (a fast-registration region is not between an
+ * invalidation and its next registration) and the memory windows bound
+ * to it.
+ *
+ * Context: Process context. Takes mr->lock.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr_res r;
+	struct nlattr *table;
+
+	sroce_mr_res_snapshot(mr, &r);
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "type", sroce_mr_type_name(mr->type)) ||
+	    (sroce_res_may_see_addresses() &&
+	     rdma_nl_put_driver_u64_hex(msg, "iova", r.iova)) ||
+	    rdma_nl_put_driver_u64(msg, "length", r.length) ||
+	    rdma_nl_put_driver_u32_hex(msg, "access", r.access) ||
+	    rdma_nl_put_driver_u64(msg, "pages", r.pages) ||
+	    (mr->type == SROCE_MR_FAST_REG &&
+	     rdma_nl_put_driver_u32(msg, "max_pages", r.fr_max)) ||
+	    rdma_nl_put_driver_u32(msg, "valid", r.valid) ||
+	    rdma_nl_put_driver_u32(msg, "mw_binds", r.mw_binds)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
 }

@@ -26,6 +26,7 @@
 #include "hdr.h"
 #include "icrc.h"
 #include "sroce.h"
+#include "trace.h"
 
 /**
  * struct sroce_net - sroce's state in one network namespace
@@ -695,7 +696,8 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
  * Adds the UDP and IP headers and the ICRC and sends the packet through
  * the IP stack of the device's namespace; a packet for an address of this
  * host goes straight to the owning device's receive path instead, without
- * an ICRC.
+ * an ICRC.  Every packet is traced (sroce_tx) before it is sent; one that
+ * cannot be is counted in tx_errors and traced as a drop.
  *
  * Context: Process or softirq context (not hardirq, not with interrupts
  * off).
@@ -709,6 +711,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_qp *qp,
 	struct net *net;
 	int err;
 
+	trace_sroce_tx(sdev, qp, skb);
 	local_bh_disable();
 	rcu_read_lock();
 	ndev = rcu_dereference(sdev->ndev);
@@ -728,6 +731,9 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_qp *qp,
 	rcu_read_unlock();
 out:
 	local_bh_enable();
-	sroce_count(sdev, err ? SROCE_CNT_TX_ERRORS : SROCE_CNT_TX_PACKETS);
+	if (err)
+		sroce_drop(sdev, qp ? qp->ibqp.qp_num : 0, 0, SROCE_CNT_TX_ERRORS);
+	else
+		sroce_count(sdev, SROCE_CNT_TX_PACKETS);
 	return err;
 }

@@ -16,6 +16,7 @@
 #include "hdr.h"
 #include "opcode.h"
 #include "sroce.h"
+#include "trace.h"
 
 /* Owed response packets the responder's work sends per run. */
 #define SROCE_RESP_WORK_BUDGET 64
@@ -56,24 +57,34 @@ struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome,
 	return skb;
 }
 
+/* A NAK that fails the QP: any but a sequence-error NAK (RNR is no NAK). */
+static bool sroce_resp_nak_fatal(u8 syndrome)
+{
+	return (syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_NAK &&
+	       syndrome != (SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR);
+}
+
 /*
  * Whether a new ACK/NAK replaces the one held back: an ACK replaces an ACK;
  * a NAK replaces an ACK; an ACK replaces a sequence or RNR NAK once it
  * acknowledges the PSN that NAK was about (the packet asked for arrived
  * meanwhile: sending the NAK would make the requester resend for nothing).
- * A fatal NAK is never replaced: the QP is going to the error state.
+ * A fatal NAK replaces any other, and none replaces it: the QP is going to
+ * the error state, where it answers nothing more, and the requester must
+ * hear why (a sequence NAK instead would have it resend into silence until
+ * its retries ran out).
  */
 static bool sroce_resp_ack_replaces(const struct sroce_resp_ack *p,
 				    u8 syndrome, u32 psn)
 {
-	u8 held = p->syndrome & SROCE_AETH_TYPE_MASK;
-
-	if (!p->valid || held == SROCE_AETH_ACK)
+	if (!p->valid)
+		return true;
+	if (sroce_resp_nak_fatal(p->syndrome))
+		return false;
+	if (sroce_resp_nak_fatal(syndrome) ||
+	    (p->syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_ACK)
 		return true;
 	if ((syndrome & SROCE_AETH_TYPE_MASK) != SROCE_AETH_ACK)
-		return false;
-	if (held == SROCE_AETH_NAK &&
-	    p->syndrome != (SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR))
 		return false;
 	return sroce_psn_diff(psn, p->psn) >= 0;
 }
@@ -111,6 +122,30 @@ void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
 	skb = sroce_resp_ack_skb(qp, syndrome, psn, false, 0);
 	if (skb)
 		__skb_queue_tail(out, skb);
+}
+
+/**
+ * sroce_resp_nak_sent() - count and trace a NAK the responder decided on
+ * @qp: the RC QP answering
+ * @syndrome: the NAK's AETH syndrome (an RNR NAK or a NAK)
+ * @psn: the PSN it answers
+ *
+ * Called when the NAK is decided, whether it leaves at once or is held
+ * back behind owed responses (and perhaps replaced by an ACK there): its
+ * counter is seq_naks_sent, rnr_naks_sent or err_naks_sent.
+ *
+ * Context: Any context.
+ */
+void sroce_resp_nak_sent(struct sroce_qp *qp, u8 syndrome, u32 psn)
+{
+	enum sroce_counter c = SROCE_CNT_ERR_NAKS_SENT;
+
+	if ((syndrome & SROCE_AETH_TYPE_MASK) == SROCE_AETH_RNR_NAK)
+		c = SROCE_CNT_RNR_NAKS_SENT;
+	else if (syndrome == (SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR))
+		c = SROCE_CNT_SEQ_NAKS_SENT;
+	sroce_count(sroce_qp_dev(qp), c);
+	trace_sroce_nak_sent(qp, syndrome, psn);
 }
 
 static void sroce_resp_sched(struct sroce_qp *qp)
@@ -196,6 +231,8 @@ void sroce_resp_queue_res(struct sroce_qp *qp,
 		res->queued = true;
 		res->replay = replay;
 		qp->resp.queued++;
+	} else if (replay) {
+		res->replay = true;
 	}
 }
 
@@ -321,13 +358,15 @@ static struct sk_buff *sroce_resp_read_next(struct sroce_qp *qp,
 	*stale = false;
 	if (IS_ERR(skb) && res->replay) {
 		sroce_resp_res_sent(qp, res);
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_STALE_READ_REPLAYS);
+		sroce_drop(sroce_qp_dev(qp), qp->ibqp.qp_num, res->cur_psn,
+			   SROCE_CNT_STALE_READ_REPLAYS);
 		*stale = true;
 		return NULL;
 	}
 	if (IS_ERR(skb)) {
 		sroce_resp_res_sent(qp, res);
-		sroce_count(sroce_qp_dev(qp), SROCE_CNT_ERR_NAKS_SENT);
+		sroce_resp_nak_sent(qp, SROCE_AETH_NAK | SROCE_NAK_REM_ACCESS,
+				    res->cur_psn);
 		skb = sroce_resp_ack_skb(qp, SROCE_AETH_NAK |
 					 SROCE_NAK_REM_ACCESS, res->cur_psn,
 					 false, 0);

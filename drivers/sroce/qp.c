@@ -381,9 +381,25 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 /* What "rdma res show qp -dd" shows of the transport's state. */
 struct sroce_qp_res {
 	u32 sq_prod, sq_cons, head_state, epsn;
+	u32 rq_prod, rq_cons;
+	bool have_rq, have_wqe;
 	struct sroce_req req;
 	struct sroce_comp comp;
 };
+
+/*
+ * The QP's own receive queue: the producer index as the consumer reads it
+ * (published by the process, or by post_recv), and the consumer's.
+ */
+static void sroce_qp_res_rq(struct sroce_qp *qp, struct sroce_qp_res *r)
+{
+	lockdep_assert_held(&qp->resp.lock);
+	r->have_rq = !qp->srq && qp->rq.ring.buf;
+	if (!r->have_rq)
+		return;
+	r->rq_prod = sroce_ring_load_prod(&qp->rq.ring);
+	r->rq_cons = qp->rq.ring.cons;
+}
 
 static void sroce_qp_res_snapshot(struct sroce_qp *qp, struct sroce_qp_res *r)
 {
@@ -399,7 +415,23 @@ static void sroce_qp_res_snapshot(struct sroce_qp *qp, struct sroce_qp_res *r)
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	spin_lock_bh(&qp->resp.lock);
 	r->epsn = qp->resp.epsn;
+	r->have_wqe = qp->resp.have_wqe;
+	sroce_qp_res_rq(qp, r);
 	spin_unlock_bh(&qp->resp.lock);
+}
+
+/* The receive side's part of the QP's entry. */
+static int sroce_qp_res_put_rq(struct sk_buff *msg,
+			       const struct sroce_qp_res *r)
+{
+	if (rdma_nl_put_driver_u32(msg, "recv_in_progress", r->have_wqe))
+		return -EMSGSIZE;
+	if (!r->have_rq)
+		return 0;
+	if (rdma_nl_put_driver_u32(msg, "rq_prod", r->rq_prod) ||
+	    rdma_nl_put_driver_u32(msg, "rq_cons", r->rq_cons))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /**
@@ -408,9 +440,15 @@ static void sroce_qp_res_snapshot(struct sroce_qp *qp, struct sroce_qp_res *r)
  * @ibqp: the QP
  *
  * The requester's and completer's positions, for "rdma res show qp -dd":
- * what to look at when a QP seems stuck.
+ * what to look at when a QP seems stuck.  Beside the state and PSNs the
+ * core shows: the send queue's indices and the send work requests
+ * outstanding between them (posted, or for a user QP fetched from its
+ * ring, and not yet completed), where the
+ * requester and completer stand, the retries left, and the receive
+ * queue's indices (a QP on an SRQ has none of its own) and whether a
+ * receive is being filled.
  *
- * Context: Process context.
+ * Context: Process context. Takes qp->sq.lock and qp->resp.lock.
  * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
@@ -425,6 +463,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "sq_prod", r.sq_prod) ||
 	    rdma_nl_put_driver_u32(msg, "sq_cons", r.sq_cons) ||
+	    rdma_nl_put_driver_u32(msg, "sq_wrs", r.sq_prod - r.sq_cons) ||
 	    rdma_nl_put_driver_u32(msg, "req_idx", r.req.idx) ||
 	    rdma_nl_put_driver_u32_hex(msg, "req_psn", r.req.psn) ||
 	    rdma_nl_put_driver_u32_hex(msg, "max_psn", r.req.max_psn) ||
@@ -436,7 +475,8 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "head_wqe_state", r.head_state) ||
 	    rdma_nl_put_driver_u32(msg, "stalled", r.req.stalled) ||
 	    rdma_nl_put_driver_u32(msg, "retry", r.req.retry) ||
-	    rdma_nl_put_driver_u32(msg, "rnr_wait", r.comp.rnr_wait)) {
+	    rdma_nl_put_driver_u32(msg, "rnr_wait", r.comp.rnr_wait) ||
+	    sroce_qp_res_put_rq(msg, &r)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}

@@ -16,6 +16,7 @@
  */
 #include "hdr.h"
 #include "sroce.h"
+#include "trace.h"
 
 /* Beside async events (bit = enum ib_event_type), qp->events asks for: */
 #define SROCE_QP_EV_FLUSH	BIT(31)
@@ -70,6 +71,7 @@ void sroce_qp_error(struct sroce_qp *qp, enum ib_event_type event)
 		}
 		/* A full barrier: see sroce_qp.state. */
 	} while (!try_cmpxchg(&qp->state, &old, IB_QPS_ERR));
+	trace_sroce_qp_state(qp, old, IB_QPS_ERR, event, _RET_IP_);
 	/* Where from: the one trace a failure in the field leaves. */
 	sroce_dbg_qp(qp, "to ERR from %pS, event %d",
 		     __builtin_return_address(0), event);
@@ -165,6 +167,8 @@ static int sroce_qp_set_state(struct sroce_qp *qp, enum ib_qp_state cur,
 	moved = try_cmpxchg(&qp->state, &old, next);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	spin_unlock_bh(&qp->resp.lock);
+	if (moved)
+		trace_sroce_qp_state(qp, cur, next, SROCE_QP_CAUSE_MODIFY, 0);
 	if (moved || (old == IB_QPS_ERR && next == IB_QPS_ERR))
 		return 0;
 	sroce_dbg_qp(qp, "%d to %d refused: the QP is %u now", cur, next, old);
@@ -186,7 +190,7 @@ static void sroce_rq_discard(struct sroce_rq *rq)
 static void sroce_qp_reset(struct sroce_qp *qp)
 {
 	unsigned long flags;
-	u32 prod;
+	u32 prod, old;
 
 	lockdep_assert_held(&qp->modify_lock);
 	timer_delete_sync(&qp->retrans_timer);
@@ -206,8 +210,10 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->req.idx = qp->sq.prod;
+	old = READ_ONCE(qp->state);
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	trace_sroce_qp_state(qp, old, IB_QPS_RESET, SROCE_QP_CAUSE_MODIFY, 0);
 	if (!qp->srq)
 		sroce_rq_discard(&qp->rq);
 	sroce_resp_reset(qp);

@@ -22,6 +22,7 @@
 #include "hdr.h"
 #include "opcode.h"
 #include "sroce.h"
+#include "trace.h"
 
 /* Packets one run of the work sends before it yields. */
 #define SROCE_REQ_BUDGET 64
@@ -392,6 +393,8 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 	qp->req.retry = false;
 	sroce_req_goto(qp, qp->req.retry_psn);
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_RETRANSMITS);
+	trace_sroce_retransmit(qp, qp->req.psn, qp->req.max_psn,
+			       qp->req.retry_why);
 	/* The local ACK timeout runs from the resend, not from the request. */
 	if (qp->timeout)
 		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));

@@ -375,6 +375,8 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 	res->type = SROCE_RES_ATOMIC;
 	res->first_psn = pkt->psn;
 	res->last_psn = pkt->psn;
+	/* Its place among the answers owed (sroce_resp_oldest()). */
+	res->cur_psn = pkt->psn;
 	res->orig = orig;
 	qp->resp.msn++;
 	if (qp->resp.queued) {
@@ -433,11 +435,11 @@ static void sroce_resp_replay_read(struct sroce_qp *qp,
 
 	if (!sroce_resp_replay_matches(qp, res, pkt->psn,
 				       be32_to_cpu(reth->rkey), va, len)) {
-		sroce_count(pkt->sdev, SROCE_CNT_REJECTED_READ_REPLAYS);
+		sroce_drop_pkt(pkt, SROCE_CNT_REJECTED_READ_REPLAYS);
 		return;
 	}
 	if (sroce_resp_read_check(qp, res->rkey, va, len) != SROCE_RESP_DONE) {
-		sroce_count(pkt->sdev, SROCE_CNT_STALE_READ_REPLAYS);
+		sroce_drop_pkt(pkt, SROCE_CNT_STALE_READ_REPLAYS);
 		return;
 	}
 	sroce_resp_read_start(qp, res, pkt->psn, va, len);
@@ -451,7 +453,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	struct sroce_resp_res *res;
 	u32 i, flags = pkt->info->flags;
 
-	sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_DUP);
+	sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_DUP);
 	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))) {
 		if (sroce_bth_ackreq(pkt->bth))
 			sroce_resp_ack(qp, SROCE_AETH_ACK |
@@ -489,7 +491,7 @@ static void sroce_resp_nak(struct sroce_qp *qp, enum sroce_resp_verdict v,
 		[SROCE_RESP_NAK_OP] = SROCE_NAK_REM_OP,
 	};
 
-	sroce_count(sroce_qp_dev(qp), SROCE_CNT_ERR_NAKS_SENT);
+	sroce_resp_nak_sent(qp, SROCE_AETH_NAK | code[v], psn);
 	sroce_resp_ack(qp, SROCE_AETH_NAK | code[v], psn, out);
 	sroce_resp_fail_recv(qp, v == SROCE_RESP_NAK_ACCESS ?
 			     IB_WC_REM_ACCESS_ERR : IB_WC_REM_INV_REQ_ERR);
@@ -542,17 +544,19 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	struct sroce_resp *resp = &qp->resp;
 	s32 d = sroce_psn_diff(pkt->psn, resp->epsn);
 	enum sroce_resp_verdict v;
+	u8 syndrome;
 
 	if (d < 0)
 		return sroce_resp_duplicate(qp, pkt, out);
 	if (d > 0) {
 		if (resp->nak_sent) {
 			/* One NAK per gap; the rest is dropped silently. */
-			sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_SEQ);
+			sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_SEQ);
 			return;
 		}
 		resp->nak_sent = true;
-		sroce_count(pkt->sdev, SROCE_CNT_SEQ_NAKS_SENT);
+		sroce_resp_nak_sent(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
+				    resp->epsn);
 		sroce_resp_ack(qp, SROCE_AETH_NAK | SROCE_NAK_PSN_SEQ_ERR,
 			       resp->epsn, out);
 		return;
@@ -562,9 +566,9 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	if (v == SROCE_RESP_DONE)
 		return sroce_resp_advance(qp, pkt, out);
 	if (v == SROCE_RESP_RNR) {
-		sroce_count(pkt->sdev, SROCE_CNT_RNR_NAKS_SENT);
-		sroce_resp_ack(qp, SROCE_AETH_RNR_NAK | READ_ONCE(qp->min_rnr_timer),
-			       pkt->psn, out);
+		syndrome = SROCE_AETH_RNR_NAK | READ_ONCE(qp->min_rnr_timer);
+		sroce_resp_nak_sent(qp, syndrome, pkt->psn);
+		sroce_resp_ack(qp, syndrome, pkt->psn, out);
 		/* Packets behind it are dropped silently until it is resent. */
 		resp->nak_sent = true;
 		return;
@@ -584,7 +588,7 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		resp->offset = 0;
 		if (!(flags & SROCE_OPF_START)) {
 			resp->epsn = sroce_psn_add(pkt->psn, 1);
-			sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_UC);
+			sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_UC);
 			return;
 		}
 	}
@@ -598,8 +602,8 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		return;
 	}
 	/* Nothing is NAKed on UC: the message is dropped, the WQE kept. */
-	sroce_count(pkt->sdev, v == SROCE_RESP_RNR ? SROCE_CNT_RX_DROP_NO_RECV :
-						     SROCE_CNT_RX_DROP_UC);
+	sroce_drop_pkt(pkt, v == SROCE_RESP_RNR ? SROCE_CNT_RX_DROP_NO_RECV :
+						  SROCE_CNT_RX_DROP_UC);
 	resp->last_opcode = SROCE_NO_OPCODE;
 	resp->offset = 0;
 }
@@ -671,12 +675,12 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	u8 grh[SROCE_GRH_BYTES];
 
 	if (be32_to_cpu(deth->qkey) != READ_ONCE(qp->qkey)) {
-		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QKEY);
+		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_QKEY);
 		return;
 	}
 	taken = sroce_resp_get_wqe(qp);
 	if (taken == SROCE_RQ_EMPTY || taken == SROCE_RQ_BAD_PROD) {
-		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_NO_RECV);
+		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_NO_RECV);
 		return;
 	}
 	sroce_count(pkt->sdev, SROCE_CNT_RX_UD_RECV);
@@ -723,7 +727,7 @@ void sroce_resp_rcv(struct sroce_pkt *pkt)
 	spin_lock(&qp->resp.lock);
 	if (qp->dead) {
 		spin_unlock(&qp->resp.lock);
-		sroce_count(pkt->sdev, SROCE_CNT_RX_DROP_QP_STATE);
+		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_QP_STATE);
 		return;
 	}
 	if (READ_ONCE(qp->state) == IB_QPS_RTR && !qp->resp.comm_est) {

@@ -20,12 +20,12 @@
 #include "icrc.h"
 #include "opcode.h"
 #include "sroce.h"
+#include "trace.h"
 
-static void sroce_rx_drop(struct sroce_dev *sdev, struct sk_buff *skb,
-			  enum sroce_counter why)
+static void sroce_rx_drop(struct sroce_pkt *pkt, enum sroce_counter why)
 {
-	sroce_count(sdev, why);
-	kfree_skb(skb);
+	sroce_drop_pkt(pkt, why);
+	kfree_skb(pkt->skb);
 }
 
 /* IP and UDP headers: what the ICRC covers, consistent with the skb. */
@@ -156,17 +156,15 @@ static enum sroce_counter sroce_rx_check_qp(struct sroce_pkt *pkt)
 
 static enum sroce_counter sroce_rx_validate(struct sroce_pkt *pkt, bool icrc)
 {
-	enum sroce_counter why;
-
+	if (pkt->skb->len < sizeof(struct udphdr) + sizeof(struct sroce_bth) +
+			    SROCE_ICRC_SIZE)
+		return SROCE_CNT_RX_DROP_SHORT;
 	if (skb_linearize(pkt->skb) || sroce_rx_check_ip_udp(pkt->skb))
 		return SROCE_CNT_RX_DROP_HEADER;
 	if (icrc && !sroce_rx_icrc_ok(pkt->skb))
 		return SROCE_CNT_RX_DROP_ICRC;
 	__skb_pull(pkt->skb, sizeof(struct udphdr));
-	why = sroce_rx_parse(pkt);
-	if (why != SROCE_CNT_MAX)
-		return why;
-	return SROCE_CNT_MAX;
+	return sroce_rx_parse(pkt);
 }
 
 /**
@@ -184,7 +182,7 @@ void sroce_rx_to_qp(struct sroce_pkt *pkt)
 	enum sroce_counter why = sroce_rx_check_qp(pkt);
 
 	if (why != SROCE_CNT_MAX)
-		sroce_count(pkt->sdev, why);
+		sroce_drop_pkt(pkt, why);
 	else if (pkt->info->flags & SROCE_OPF_REQ)
 		sroce_resp_rcv(pkt);
 	else
@@ -198,12 +196,16 @@ static void sroce_rx_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	enum sroce_counter why;
 
 	sroce_count(sdev, SROCE_CNT_RX_PACKETS);
-	if (skb->len < sizeof(struct udphdr) + sizeof(struct sroce_bth) +
-		       SROCE_ICRC_SIZE)
-		return sroce_rx_drop(sdev, skb, SROCE_CNT_RX_DROP_SHORT);
 	why = sroce_rx_validate(&pkt, icrc);
+	trace_sroce_rx(&pkt);
+	if (why == SROCE_CNT_RP_CNP_IGNORED) {
+		sroce_count(sdev, why);
+		trace_sroce_cnp(&pkt);
+		kfree_skb(skb);
+		return;
+	}
 	if (why != SROCE_CNT_MAX)
-		return sroce_rx_drop(sdev, skb, why);
+		return sroce_rx_drop(&pkt, why);
 	if (sroce_bth_qpn(pkt.bth) == SROCE_MULTICAST_QPN) {
 		sroce_mcast_rx(&pkt);
 		kfree_skb(skb);
@@ -213,7 +215,7 @@ static void sroce_rx_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	pkt.qp = sroce_qp_get_rcu(sdev, sroce_bth_qpn(pkt.bth));
 	rcu_read_unlock();
 	if (!pkt.qp)
-		return sroce_rx_drop(sdev, skb, SROCE_CNT_RX_DROP_NO_QP);
+		return sroce_rx_drop(&pkt, SROCE_CNT_RX_DROP_NO_QP);
 	sroce_rx_to_qp(&pkt);
 	sroce_qp_put(pkt.qp);
 	kfree_skb(skb);

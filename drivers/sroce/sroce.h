@@ -530,6 +530,23 @@ struct sroce_sq {
 };
 
 /**
+ * enum sroce_retry_why - why the completer asked the requester to go back
+ * @SROCE_RETRY_TIMEOUT: the local ACK timeout expired
+ * @SROCE_RETRY_SEQ_NAK: a PSN sequence error NAK
+ * @SROCE_RETRY_GAP: a READ or atomic response past responses missing
+ * @SROCE_RETRY_ACK_PAST_RD: an ACK past a READ or atomic whose responses
+ *	have not all arrived: they were lost
+ * @SROCE_RETRY_RNR: an RNR NAK; the resend waits for its timer
+ */
+enum sroce_retry_why {
+	SROCE_RETRY_TIMEOUT,
+	SROCE_RETRY_SEQ_NAK,
+	SROCE_RETRY_GAP,
+	SROCE_RETRY_ACK_PAST_RD,
+	SROCE_RETRY_RNR,
+};
+
+/**
  * struct sroce_req - requester progress (sroce_sq.lock)
  * @idx: the work request being sent
  * @psn: the next PSN to send
@@ -542,6 +559,7 @@ struct sroce_sq {
  * @since_ackreq: packets sent since the last one with AckReq
  * @retry: the completer asked to go back to @retry_psn
  * @retry_psn: where to go back to
+ * @retry_why: enum sroce_retry_why, for the sroce_retransmit tracepoint
  * @stalled: the requester stopped for the completer (window, credits,
  *	fence, RNR wait), which must run it again when that changes
  */
@@ -554,6 +572,7 @@ struct sroce_req {
 	u32 since_ackreq;
 	bool retry;
 	u32 retry_psn;
+	u8 retry_why;
 	bool stalled;
 };
 
@@ -994,6 +1013,7 @@ int sroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int sroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int sroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 		   bool solicited);
 
@@ -1031,6 +1051,7 @@ int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
 int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u64 len, u32 access);
+int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* mem.c */
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
@@ -1091,6 +1112,7 @@ struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome, u32 psn,
 				   bool atomic, u64 orig);
 void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
 		    struct sk_buff_head *out);
+void sroce_resp_nak_sent(struct sroce_qp *qp, u8 syndrome, u32 psn);
 struct sroce_resp_res *sroce_resp_newest(struct sroce_qp *qp, u32 i);
 struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp);
 void sroce_resp_queue_res(struct sroce_qp *qp, struct sroce_resp_res *res,
@@ -1147,6 +1169,11 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void sroce_srq_check_limit(struct sroce_srq *srq);
+
+/* trace.c */
+void sroce_drop_pkt(const struct sroce_pkt *pkt, enum sroce_counter why);
+void sroce_drop(struct sroce_dev *sdev, u32 qpn, u32 psn,
+		enum sroce_counter why);
 
 /* tx.c */
 struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,

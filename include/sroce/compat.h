@@ -237,4 +237,17 @@ static inline bool sroce_ib_name_taken(const char *name)
 #endif
 }
 
+/*
+ * 6.10 ("tracing/treewide: Remove second parameter of __assign_str()"):
+ * the source string of a __string() field is named once, in
+ * TP_STRUCT__entry, and __assign_str(dst) copies it; 6.1's
+ * __assign_str(dst, src) names it again.  trace.h's events call
+ * sroce_assign_str(dst, src).  Probe: SROCE_HAVE_ASSIGN_STR_DST.
+ */
+#ifdef SROCE_HAVE_ASSIGN_STR_DST
+#define sroce_assign_str(dst, src) __assign_str(dst)
+#else
+#define sroce_assign_str(dst, src) __assign_str(dst, src)
+#endif
+
 #endif /* SROCE_COMPAT_H */

@@ -561,7 +561,15 @@ iser_disk() {
 	done
 	return 1
 }
-iser_logout() { run iscsiadm -m node -T "$ISER_IQN" -p "$1:3260" -I iser --logout >&2; }
+# The target drops the connection once it has answered the logout; if that
+# reaches the initiator before iscsid has stopped the connection, the
+# initiator reports a connection error (a race within open-iscsi and
+# iscsi_iser, seen on CI): it is the test's doing.
+iser_logout() {
+	ulp_causing iscsi_conn_error
+	run iscsiadm -m node -T "$ISER_IQN" -p "$1:3260" -I iser --logout >&2
+	ulp_caused
+}
 
 # Everything iser_* built, undone (t_group_reset).
 iser_reset() {
@@ -672,17 +680,23 @@ test_ompi_ofi_rxm() {
 	ompi_ofi 'verbs;ofi_rxm' 4
 }
 
-# With 4 ranks, Open MPI 4.1.4's one-sided part (osc pt2pt over the ofi
-# MTL) on libfabric 1.17's ofi_rxd never completes its first fence epoch,
-# over rdma_rxe exactly as over sroce (tried 2026-11-26: both stop after
-# the allreduce, for minutes); with 2 ranks it passes.  At 4 ranks the
-# test runs point-to-point and allreduce only, and says what it left out.
+# Open MPI 4.1.4's one-sided part (osc pt2pt over the ofi MTL) on
+# libfabric 1.17's ofi_rxd can stop in its first fence epoch, for minutes:
+# with 4 ranks every time, over rdma_rxe exactly as over sroce (tried
+# 2026-11-26: both stop after the allreduce); with 2 ranks now and then
+# (1 run in 6 here, 2026-11-26 night, and once on CI), in the same place.
+# Over rxd the test runs point-to-point and allreduce only, and says what
+# it left out; one-sided over libfabric runs on ofi_rxm
+# (test_ompi_ofi_rxm), over UCX in test_ompi_ucx.
 test_ompi_ofi_rxd() {
+	local n
 	rdma_topo loopback
-	ompi_ofi 'verbs;ofi_rxd' 2
-	ompi_ofi 'verbs;ofi_rxd' 4 -R
-	grep -q '^rma: not run$' "$CLI_LOG" || fail "sroce_mpi_test ran its one-sided part at 4 ranks"
-	skip_part "Open MPI's osc pt2pt over ofi_rxd with 4 ranks hangs, on rdma_rxe as well: one-sided not run at 4 ranks"
+	for n in 2 4; do
+		ompi_ofi 'verbs;ofi_rxd' $n -R
+		grep -q '^rma: not run$' "$CLI_LOG" ||
+			fail "sroce_mpi_test ran its one-sided part over ofi_rxd ($n ranks)"
+	done
+	skip_part "Open MPI's osc pt2pt over ofi_rxd stops in its first fence epoch, on rdma_rxe as well: one-sided not run over rxd"
 }
 
 test_mpich_ucx() {

@@ -227,6 +227,8 @@ struct req rq_send(uint8_t op, uint32_t psn, const uint8_t *data, uint32_t len);
 struct req rq_rdma(uint8_t op, uint32_t psn, uint64_t va, uint32_t rkey, uint32_t dmalen);
 uint64_t va_of(uint32_t off);
 int sc_read_replay_new_read(const struct vconf *c);
+int sc_atomics_behind_read(const struct vconf *c);
+int sc_fatal_nak_behind_seq_nak(const struct vconf *c);
 int sc_dup_send(const struct vconf *c);
 int sc_dup_middle(const struct vconf *c);
 int sc_dup_read(const struct vconf *c);

@@ -96,6 +96,133 @@ int sc_read_replay_new_read(const struct vconf *c)
 }
 
 /*
+ * atomics_behind_read - a READ of 448 packets with a CmpSwap and a
+ * FetchAdd right behind it (one sendmmsg()): the responder answers in
+ * PSN order (IBTA 9.7.5: responses are returned in the order of their
+ * requests), the READ's data in full, then the CmpSwap's atomic ACK, then
+ * the FetchAdd's.  An atomic answered while an earlier READ is still being
+ * sent is held behind it, ordered by its PSN; sroce gave it none (the
+ * resource's cur_psn stayed 0, or what an older READ left there), so both
+ * atomic ACKs went out in the middle of the READ's data, and a requester
+ * goes back and spends a retry on each such gap.  The READ's last packet
+ * and the ACKs behind it go out from one sender, in order, so the order is
+ * the responder's (the READ's earlier packets may cross on the veth:
+ * take_read_pkt()).
+ *
+ * Each packet carries the MSN of the newest request taken when it was
+ * built (rdma_rxe does the same): the READ's First its own, its Last that
+ * of the FetchAdd when the atomics came while it was being sent, which is
+ * what this scenario is about.  When they came after it (the READ answered
+ * in full first), it tries again, three times at most.
+ */
+static int atomics_behind_read_once(uint32_t p, uint32_t msn0, bool *raced)
+{
+	enum { N = 448 };
+	const uint32_t len = N * PMTU, off = len;
+	uint64_t *m = (uint64_t *)(vic.buf + off), v0 = 0x0123456789abcdefull,
+		 v1 = 0x1111000022220000ull, add = 0x300000003ull;
+	uint32_t next = 0, i, msn;
+	bool got[N] = { false };
+	struct req three[3];
+	struct rsp r;
+
+	*m = v0;
+	*raced = false;
+	three[0] = rq_rdma(OP_READ_REQ, p, va_of(0), vic.mr->rkey, len);
+	three[1] = rq(OP_CMP_SWAP, psn_add(p, N));
+	three[1].va = va_of(off);
+	three[1].rkey = vic.mr->rkey;
+	three[1].compare = v0;
+	three[1].swap_add = v1;
+	three[2] = rq(OP_FETCH_ADD, psn_add(p, N + 1));
+	three[2].va = va_of(off);
+	three[2].rkey = vic.mr->rkey;
+	three[2].swap_add = add;
+	TRY(req_send_n(three, 3));
+	for (i = 0; i < N; i++) {
+		TRY(rsp_expect(&r, "the READ's data"));
+		CHECK(r.op != OP_ATOMIC_ACK,
+		      "an atomic ACK before the READ's data, %u of %u packets in: %s", i, N,
+		      rsp_str(&r));
+		msn = msn0 + 1;
+		if (psn_index(r.psn, p, N) == N - 1 && r.msn > msn0 + 1 && r.msn <= msn0 + 3) {
+			msn = r.msn;
+			*raced = msn == msn0 + 3;
+		}
+		TRY(take_read_pkt(&r, p, N, 0, len, msn, false, got, &next,
+				  "the READ ahead of two atomics"));
+	}
+	TRY(expect_atomic_ack(psn_add(p, N), v0, msn0 + 2, msn0 + 3,
+			      "the CmpSwap behind the READ"));
+	TRY(expect_atomic_ack(psn_add(p, N + 1), v1, msn0 + 3, msn0 + 3,
+			      "the FetchAdd behind the CmpSwap"));
+	CHECK(*m == v1 + add, "after CmpSwap and FetchAdd memory holds 0x%llx",
+	      (unsigned long long)*m);
+	return 0;
+}
+
+int sc_atomics_behind_read(const struct vconf *c)
+{
+	uint32_t try, p = c->epsn;
+	bool raced = false;
+
+	for (try = 0; try < 3 && !raced; try++) {
+		TRY(atomics_behind_read_once(p, 3 * try, &raced));
+		p = psn_add(p, 450);
+	}
+	CHECK(raced, "the atomics never came while the READ was being answered (%u tries)", try);
+	if (try > 1)
+		fprintf(stderr, "atomics_behind_read: the atomics came in time at try %u\n", try);
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * fatal_nak_behind_seq_nak - with max_dest_rd_atomic 1, a READ of 448
+ * packets, and while its answer is being sent, a WRITE from a PSN ahead
+ * (a gap: the responder owes a sequence NAK, held behind the READ's data)
+ * then the READ that fills the gap (one sendmmsg()): a second READ
+ * outstanding, over the limit, which the responder must refuse with a
+ * NAK invalid request (IBTA 9.7.5.2.2) and fail the QP.  That NAK
+ * replaces the sequence NAK held back: a responder in the error state
+ * answers nothing more, so a sequence NAK would have its requester resend
+ * into silence until its retries ran out and report a transport retry
+ * error instead of the cause.  The first READ's data comes first (any of
+ * it; each packet once, data checked), then the NAK, for the PSN of the
+ * refused READ, with MSN 1.
+ */
+int sc_fatal_nak_behind_seq_nak(const struct vconf *c)
+{
+	enum { N = 448 };
+	const uint32_t len = N * PMTU;
+	uint32_t p = c->epsn, p2 = psn_add(p, N), next = 0;
+	bool got[N] = { false };
+	struct req one, two[2];
+	struct rsp r;
+
+	one = rq_rdma(OP_READ_REQ, p, va_of(0), vic.mr->rkey, len);
+	two[0] = rq_rdma(OP_WRITE_ONLY, psn_add(p2, 1), va_of(len), vic.mr->rkey, 64);
+	two[0].data = msg[3];
+	two[0].len = 64;
+	two[1] = rq_rdma(OP_READ_REQ, p2, va_of(0), vic.mr->rkey, PMTU);
+	TRY(req_send(&one));
+	TRY(req_send_n(two, 2));
+	for (;;) {
+		TRY(rsp_expect(&r, "the first READ's data, then a NAK"));
+		if (r.op == OP_ACK)
+			break;
+		TRY(take_read_pkt(&r, p, N, 0, len, 1, false, got, &next,
+				  "the first READ's data"));
+	}
+	CHECK(r.syn == NAK_INVALID_REQ && r.psn == p2 && r.msn == 1,
+	      "got %s, want NAK invalid request psn 0x%06x msn 1 (the READ over the limit)",
+	      rsp_str(&r), p2);
+	CHECK(memcmp(vic.buf + len, msg[3], 64), "the WRITE past the gap landed");
+	TRY(expect_event(IBV_EVENT_QP_REQ_ERR));
+	TRY(expect_state(IBV_QPS_ERR));
+	return expect_flushed(0);
+}
+
+/*
  * dup_send - a SEND repeated with its old PSN (its ACK was lost) is
  * acknowledged again, with the PSN of the newest request the responder
  * has (9.7.5.1.1: a duplicate SEND/WRITE is not executed again but
