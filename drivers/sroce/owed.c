@@ -220,7 +220,9 @@ struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
  * @qp: the RC QP
  * @res: one of its resources, its answer set up
  * @replay: the answer is for a duplicate of the request, not the first
- *	time; an answer already owed stays as it was queued
+ *	time; an answer already owed, re-aimed by the duplicate
+ *	(sroce_resp_replay_read()), becomes a replay too, which the next
+ *	request in this resource's turn may take over (sroce_resp_new_res())
  *
  * Context: Softirq, or BH disabled. Caller holds qp->resp.lock.
  */
