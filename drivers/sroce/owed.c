@@ -220,9 +220,10 @@ struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
  * @qp: the RC QP
  * @res: one of its resources, its answer set up
  * @replay: the answer is for a duplicate of the request, not the first
- *	time; an answer already owed, re-aimed by the duplicate
- *	(sroce_resp_replay_read()), becomes a replay too, which the next
- *	request in this resource's turn may take over (sroce_resp_new_res())
+ *	time; an answer already owed stays as it was queued: a first answer
+ *	a duplicate re-aims (sroce_resp_replay_read()) is still one its
+ *	requester waits for, which no new request may take over
+ *	(sroce_resp_new_res())
  *
  * Context: Softirq, or BH disabled. Caller holds qp->resp.lock.
  */
@@ -233,8 +234,6 @@ void sroce_resp_queue_res(struct sroce_qp *qp,
 		res->queued = true;
 		res->replay = replay;
 		qp->resp.queued++;
-	} else if (replay) {
-		res->replay = true;
 	}
 }
 

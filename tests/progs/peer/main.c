@@ -69,6 +69,8 @@ static const struct scenario {
 	{ "atomics_behind_read", sc_atomics_behind_read, { .epsn = 0x1800, .rd_atomic = 3 }, "" },
 	{ "fatal_nak_behind_seq_nak", sc_fatal_nak_behind_seq_nak,
 	  { .epsn = 0x1c00, .rd_atomic = 1 }, "seq_naks_sent=1 err_naks_sent=1" },
+	{ "reaimed_read_over_limit", sc_reaimed_read_over_limit,
+	  { .epsn = 0x1e00, .rd_atomic = 1 }, NULL /* cnt_want */ },
 	{ "dup_send", sc_dup_send, { .epsn = 0x2000, .nrecv = 2 }, "rx_drop_dup=1" },
 	{ "dup_middle", sc_dup_middle, { .epsn = 0x2100, .nrecv = 1, .recv_len = 3 * PMTU },
 	  "rx_drop_dup=2" },

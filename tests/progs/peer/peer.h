@@ -229,6 +229,7 @@ uint64_t va_of(uint32_t off);
 int sc_read_replay_new_read(const struct vconf *c);
 int sc_atomics_behind_read(const struct vconf *c);
 int sc_fatal_nak_behind_seq_nak(const struct vconf *c);
+int sc_reaimed_read_over_limit(const struct vconf *c);
 int sc_dup_send(const struct vconf *c);
 int sc_dup_middle(const struct vconf *c);
 int sc_dup_read(const struct vconf *c);

@@ -223,6 +223,88 @@ int sc_fatal_nak_behind_seq_nak(const struct vconf *c)
 }
 
 /*
+ * reaimed_read_over_limit - with max_dest_rd_atomic 1, a READ R1 of 448
+ * packets; once its first packet is back, a duplicate of R1 from its
+ * third PSN (as a requester that lost a packet asks for the rest), and
+ * right behind it READ R2: a second READ outstanding, over the limit.
+ * The duplicate re-aims R1's first answer, which its requester still
+ * waits for; R2 must not take R1's resource from it but be refused, NAK
+ * invalid request, the QP failing (IBTA 9.7.5.2.2).  A responder that
+ * gave the resource to R2 would answer R2 and never finish R1, and its
+ * requester would end in a retry error instead of learning the cause.
+ * R1's packets may come twice (from the first answer and the re-aimed
+ * one, from the third PSN on), each with the right bytes.  If R1's
+ * answer was already complete when the duplicate came (R2 then takes its
+ * resource, as it may), it tries again, three times at most.
+ */
+static int reaimed_read_once(uint32_t p, uint32_t msn, bool *refused)
+{
+	enum { N = 448 };
+	const uint32_t len = N * PMTU;
+	uint32_t p2 = psn_add(p, N), next = 0, next2 = 0, seen = 0;
+	bool got[N] = { false }, r2 = false;
+	struct req one, two[2];
+	struct rsp r;
+	int i;
+
+	*refused = false;
+	one = rq_rdma(OP_READ_REQ, p, va_of(0), vic.mr->rkey, len);
+	two[0] = rq_rdma(OP_READ_REQ, psn_add(p, 2), va_of(2 * PMTU), vic.mr->rkey,
+			 len - 2 * PMTU);
+	two[1] = rq_rdma(OP_READ_REQ, p2, va_of(len), vic.mr->rkey, PMTU);
+	TRY(req_send(&one));
+	TRY(rsp_expect(&r, "R1's first packet"));
+	TRY(take_read_pkt(&r, p, N, 0, len, msn, false, got, &next, "R1"));
+	seen++;
+	TRY(req_send_n(two, 2));
+	for (;;) {
+		TRY(rsp_expect(&r, "R1's data, then a NAK"));
+		if (r.op == OP_ACK)
+			break;
+		i = psn_index(r.psn, p, N);
+		if (i < 0) {
+			/* R2's answer: fine only if R1's was complete first. */
+			CHECK(seen == N, "R2 answered, over the limit, while R1 still lacked %u of %u packets: %s",
+			      N - seen, N, rsp_str(&r));
+			TRY(take_read_pkt(&r, p2, 1, len, PMTU, msn + 1, false, &r2, &next2, "R2"));
+			return 0;
+		}
+		if (got[i]) {
+			CHECK(i >= 2, "R1's psn 0x%06x came twice", r.psn);
+			got[i] = false;		/* the re-aimed answer's copy */
+		} else {
+			seen++;
+		}
+		TRY(take_read_pkt(&r, p, N, 0, len, msn, false, got, &next, "R1"));
+	}
+	CHECK(r.syn == NAK_INVALID_REQ && r.psn == p2 && r.msn == msn,
+	      "got %s, want NAK invalid request psn 0x%06x msn %u (R2, over the limit)",
+	      rsp_str(&r), p2, msn);
+	*refused = true;
+	return 0;
+}
+
+int sc_reaimed_read_over_limit(const struct vconf *c)
+{
+	uint32_t try, p = c->epsn;
+	bool refused = false;
+
+	for (try = 0; try < 3 && !refused; try++) {
+		TRY(reaimed_read_once(p, 2 * try + 1, &refused));
+		p = psn_add(p, 449);
+	}
+	CHECK(refused, "R1's answer was complete before its duplicate came, %u tries", try);
+	/* Each try's duplicate, and the one NAK. */
+	snprintf(cnt_want, sizeof(cnt_want), "rx_drop_dup=%u err_naks_sent=1", try);
+	if (try > 1)
+		fprintf(stderr, "reaimed_read_over_limit: the duplicate came in time at try %u\n",
+			try);
+	TRY(expect_event(IBV_EVENT_QP_REQ_ERR));
+	TRY(expect_state(IBV_QPS_ERR));
+	return expect_flushed(0);
+}
+
+/*
  * dup_send - a SEND repeated with its old PSN (its ACK was lost) is
  * acknowledged again, with the PSN of the newest request the responder
  * has (9.7.5.1.1: a duplicate SEND/WRITE is not executed again but
