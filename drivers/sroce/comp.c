@@ -410,8 +410,8 @@ sroce_comp_rd_atomic_target(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	    (psn != qp->comp.psn && psn != w->first_psn)) {
 		/* A gap in the responses: ask again from the first missing. */
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_GAP);
-		if (sroce_psn_diff(psn, w->first_psn) > 0)
-			sroce_comp_upto_rd_atomic(qp, w);
+		/* Never @w's first packet, which is no gap: past it. */
+		sroce_comp_upto_rd_atomic(qp, w);
 		*v = sroce_comp_go_back(qp, qp->comp.psn, SROCE_RETRY_GAP);
 		return NULL;
 	}
