@@ -327,7 +327,7 @@ static enum sroce_comp_verdict sroce_comp_rnr(struct sroce_qp *qp, u32 psn,
 	qp->req.retry_why = SROCE_RETRY_RNR;
 	timer_delete(&qp->retrans_timer);
 	usecs = sroce_rnr_10us(code) * 10;
-	trace_sroce_rnr_wait(qp, psn, usecs);
+	trace_sroce_rnr_wait(qp, usecs);
 	mod_timer(&qp->rnr_timer, jiffies + usecs_to_jiffies(usecs) + 1);
 	return SROCE_COMP_NOTHING;
 }

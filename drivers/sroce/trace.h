@@ -48,6 +48,18 @@
 	} while (0)
 #define SROCE_TP_QP_PSN_FMT "%s qpn=%u psn=%u"
 
+/*
+ * The assignment of the fields every packet event (sroce_tx, sroce_rx,
+ * sroce_drop) starts with: dev, the opcode and its name, op, for a packet
+ * of @sdev_ with opcode @opcode_.
+ */
+#define SROCE_TP_OP_ASSIGN(sdev_, opcode_)				\
+	do {								\
+		sroce_assign_str(dev, dev_name(&(sdev_)->ibdev.dev));	\
+		__entry->opcode = (opcode_);				\
+		sroce_assign_str(op, sroce_trace_opname(__entry->opcode)); \
+	} while (0)
+
 /* The cause of a QP state change made by modify_qp (sroce_qp_state). */
 #define SROCE_QP_CAUSE_MODIFY (-1)
 
@@ -231,13 +243,11 @@ TRACE_EVENT(sroce_tx,
 			     __field(u32, paylen)
 			     __field(u8, opcode)
 			     __field(bool, ackreq)),
-	    TP_fast_assign(sroce_assign_str(dev, dev_name(&sdev->ibdev.dev));
-			   sroce_assign_str(op, sroce_trace_opname(skb->data[0]));
+	    TP_fast_assign(SROCE_TP_OP_ASSIGN(sdev, skb->data[0]);
 			   __entry->qpn = qp ? qp->ibqp.qp_num : 0;
 			   __entry->dqpn = sroce_bth_qpn(sroce_trace_tx_bth(skb));
 			   __entry->psn = sroce_bth_psn(sroce_trace_tx_bth(skb));
 			   __entry->paylen = sroce_trace_tx_paylen(skb);
-			   __entry->opcode = skb->data[0];
 			   __entry->ackreq = sroce_bth_ackreq(sroce_trace_tx_bth(skb));),
 	    TP_printk("%s qpn=%u dqpn=%u %s %s psn=%u len=%u%s",
 		      __get_str(dev), __entry->qpn, __entry->dqpn,
@@ -255,14 +265,11 @@ TRACE_EVENT(sroce_rx,
 			     __field(u32, psn)
 			     __field(u32, paylen)
 			     __field(u16, opcode)),
-	    TP_fast_assign(sroce_assign_str(dev, dev_name(&pkt->sdev->ibdev.dev));
-			   sroce_assign_str(op,
-					    sroce_trace_opname(sroce_trace_pkt_opcode(pkt)));
+	    TP_fast_assign(SROCE_TP_OP_ASSIGN(pkt->sdev, sroce_trace_pkt_opcode(pkt));
 			   __entry->qpn = pkt->bth ? sroce_bth_qpn(pkt->bth) : 0;
 			   __entry->sqpn = sroce_trace_pkt_sqpn(pkt);
 			   __entry->psn = pkt->bth ? sroce_bth_psn(pkt->bth) : 0;
-			   __entry->paylen = pkt->payload ? pkt->paylen : 0;
-			   __entry->opcode = sroce_trace_pkt_opcode(pkt);),
+			   __entry->paylen = pkt->payload ? pkt->paylen : 0;),
 	    TP_printk("%s qpn=%u sqpn=%d %s %s psn=%u len=%u",
 		      __get_str(dev), __entry->qpn, (int)__entry->sqpn,
 		      sroce_show_transport(__entry->opcode), __get_str(op),
@@ -278,11 +285,9 @@ TRACE_EVENT(sroce_drop,
 			     __field(u32, psn)
 			     __field(u16, opcode)
 			     __field(u16, reason)),
-	    TP_fast_assign(sroce_assign_str(dev, dev_name(&sdev->ibdev.dev));
-			   sroce_assign_str(op, sroce_trace_opname(opcode));
+	    TP_fast_assign(SROCE_TP_OP_ASSIGN(sdev, opcode);
 			   __entry->qpn = qpn;
 			   __entry->psn = psn;
-			   __entry->opcode = opcode;
 			   __entry->reason = why;),
 	    TP_printk("%s qpn=%u %s %s psn=%u reason=%s",
 		      __get_str(dev), __entry->qpn,
@@ -330,13 +335,16 @@ TRACE_EVENT(sroce_retransmit,
 			     __field(u32, qpn)
 			     __field(u32, psn)
 			     __field(u32, max_psn)
-			     __field(u8, why)),
+			     __field(u8, why)
+			     __field(u8, left)),
 	    TP_fast_assign(SROCE_TP_QP_PSN_ASSIGN(psn);
 			   __entry->max_psn = max_psn;
-			   __entry->why = why;),
-	    TP_printk(SROCE_TP_QP_PSN_FMT " max_psn=%u reason=%s",
+			   __entry->why = why;
+			   __entry->left = why == SROCE_RETRY_RNR ?
+					   qp->comp.rnr_left : qp->comp.retry_left;),
+	    TP_printk(SROCE_TP_QP_PSN_FMT " max_psn=%u left=%u reason=%s",
 		      __get_str(dev), __entry->qpn, __entry->psn, __entry->max_psn,
-		      sroce_show_retry(__entry->why)));
+		      __entry->left, sroce_show_retry(__entry->why)));
 
 TRACE_EVENT(sroce_ack_timeout,
 	    TP_PROTO(const struct sroce_qp *qp),
@@ -376,19 +384,17 @@ DEFINE_EVENT(sroce_nak_class, sroce_nak_rcvd,
 	     TP_ARGS(qp, syndrome, psn));
 
 TRACE_EVENT(sroce_rnr_wait,
-	    TP_PROTO(const struct sroce_qp *qp, u32 psn, u32 usecs),
-	    TP_ARGS(qp, psn, usecs),
+	    TP_PROTO(const struct sroce_qp *qp, u32 usecs),
+	    TP_ARGS(qp, usecs),
 	    TP_STRUCT__entry(__string(dev, dev_name(&qp->ibqp.device->dev))
 			     __field(u32, qpn)
 			     __field(u32, psn)
-			     __field(u32, usecs)
-			     __field(u8, rnr_left)),
-	    TP_fast_assign(SROCE_TP_QP_PSN_ASSIGN(psn);
-			   __entry->usecs = usecs;
-			   __entry->rnr_left = qp->comp.rnr_left;),
-	    TP_printk(SROCE_TP_QP_PSN_FMT " wait=%uus rnr_left=%u",
+			     __field(u32, usecs)),
+	    TP_fast_assign(SROCE_TP_QP_PSN_ASSIGN(qp->comp.psn);
+			   __entry->usecs = usecs;),
+	    TP_printk(SROCE_TP_QP_PSN_FMT " wait=%uus",
 		      __get_str(dev), __entry->qpn, __entry->psn,
-		      __entry->usecs, __entry->rnr_left));
+		      __entry->usecs));
 
 TRACE_EVENT(sroce_rnr_timer,
 	    TP_PROTO(const struct sroce_qp *qp),

@@ -212,13 +212,17 @@ test_rc_events() {
 }
 
 test_rnr_events() {
+	local n
 	rc_case_traced rnr_exceeded
 	check_counts sroce0
 	[ "$(delta rnr_naks_sent)" -gt 0 ] || fail "no RNR NAK was sent"
 	[ "$(events sroce_rnr_wait sroce0)" -gt 0 ] || fail "no sroce_rnr_wait"
 	[ "$(events sroce_rnr_timer sroce0)" -gt 0 ] || fail "no sroce_rnr_timer"
-	[ "$(events sroce_retransmit sroce0 ' reason=rnr_nak$')" -gt 0 ] ||
-		fail "no go-back after an RNR wait"
+	n=$(events sroce_retransmit sroce0 ' reason=rnr_nak$')
+	[ "$n" -gt 0 ] || fail "no go-back after an RNR wait"
+	# rnr_retry 1: the one resend after the wait leaves no RNR retry.
+	[ "$(events sroce_retransmit sroce0 ' left=0 reason=rnr_nak$')" = "$n" ] ||
+		fail "a go-back after an RNR wait does not show rnr_retry 1 spent (left=0)"
 	[ "$(events sroce_qp_state sroce0 ' RTS -> ERR cause=no_event ')" -ge 2 ] ||
 		fail "the requesters' failures are not traced"
 }
