@@ -333,6 +333,11 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
  * @flags: IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, and maybe
  *	IB_CQ_REPORT_MISSED_EVENTS
  *
+ * A request with both bits (IB_CQ_SOLICITED_MASK itself, as net/smc arms
+ * its receive CQ) arms for the next completion, the wider of the two, as
+ * hardware drivers read it: only IB_CQ_SOLICITED alone arms for solicited
+ * and unsuccessful completions.
+ *
  * Context: Any context. Takes cq->lock.
  * Return: 0, or 1 with IB_CQ_REPORT_MISSED_EVENTS if entries are waiting.
  */
@@ -344,7 +349,8 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 
 	spin_lock_irqsave(&cq->lock, irqflags);
 	if (cq->notify != IB_CQ_NEXT_COMP)
-		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+		cq->notify = flags & IB_CQ_NEXT_COMP ? IB_CQ_NEXT_COMP :
+			     flags & IB_CQ_SOLICITED;
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && sroce_cq_count(cq) > 0)
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);

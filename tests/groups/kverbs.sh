@@ -3,8 +3,9 @@
 # sroce-test: where=guest order=35
 #
 # The kernel verbs a ULP uses, from kernel context: tests/kmod/
-# sroce_kwr_test.ko connects two RC QPs and runs SEND/IMM, WRITE/IMM and
-# READ through the DMA region, fast registration of scatterlists (separate
+# sroce_kwr_test.ko connects two RC QPs and runs SEND/IMM, completion
+# events of a CQ armed each way (IB_CQ_SOLICITED_MASK too, as net/smc
+# arms), WRITE/IMM and READ through the DMA region, fast registration of scatterlists (separate
 # pages, offsets, 16 KiB pages, 1 MiB), LOCAL_INV, key rotation,
 # SEND_WITH_INV, atomics, and the remote and local protection errors,
 # checking every byte and completion; work requests posted to an ERR QP
@@ -13,7 +14,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 # Cases the module runs; each prints "<case>: pass".
-KWR_CASES=14
+KWR_CASES=15
 
 # kwr_run TAG PARAM...: load the module with PARAMs; every case must pass.
 kwr_run() {

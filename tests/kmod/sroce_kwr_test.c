@@ -70,12 +70,17 @@ static __printf(3, 4) bool check(const char *name, bool ok,
 	return false;
 }
 
-/* One end: a device, PD, CQ and RC QP, and its GID. */
+/*
+ * One end: a device, PD, CQ and RC QP, and its GID.  The CQ is polled
+ * directly, or with @armable also armed, its events counted by
+ * kwr_cq_event().
+ */
 struct kwr_end {
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	struct ib_qp *qp;
+	bool armable;
 	u32 sgid_index;
 	union ib_gid gid;
 };
@@ -128,15 +133,34 @@ static void kwr_end_destroy(struct kwr_end *e)
 {
 	if (!IS_ERR_OR_NULL(e->qp))
 		ib_destroy_qp(e->qp);
-	if (!IS_ERR_OR_NULL(e->cq))
+	if (!IS_ERR_OR_NULL(e->cq) && e->armable)
+		ib_destroy_cq(e->cq);
+	else if (!IS_ERR_OR_NULL(e->cq))
 		ib_free_cq(e->cq);
 	if (!IS_ERR_OR_NULL(e->pd))
 		ib_dealloc_pd(e->pd);
 	memset(e, 0, sizeof(*e));
 }
 
+/* Completion events of armable CQs, counted by kwr_cq_event(). */
+static atomic_t kwr_cq_events = ATOMIC_INIT(0);
+
+static void kwr_cq_event(struct ib_cq *cq, void *ctx)
+{
+	atomic_inc(&kwr_cq_events);
+}
+
+static struct ib_cq *kwr_cq_create(struct kwr_end *e)
+{
+	struct ib_cq_init_attr attr = { .cqe = 2 * KWR_QP_WR };
+
+	if (e->armable)
+		return ib_create_cq(e->ibdev, kwr_cq_event, NULL, e, &attr);
+	return ib_alloc_cq(e->ibdev, NULL, 2 * KWR_QP_WR, 0, IB_POLL_DIRECT);
+}
+
 static int kwr_end_create(struct kwr_end *e, struct ib_device *ibdev,
-			  unsigned int pd_flags)
+			  unsigned int pd_flags, bool armable)
 {
 	struct ib_qp_init_attr init = {
 		.qp_type = IB_QPT_RC,
@@ -151,13 +175,14 @@ static int kwr_end_create(struct kwr_end *e, struct ib_device *ibdev,
 	int err;
 
 	e->ibdev = ibdev;
+	e->armable = armable;
 	err = kwr_find_gid(e);
 	if (err)
 		return err;
 	e->pd = ib_alloc_pd(ibdev, pd_flags);
 	if (IS_ERR(e->pd))
 		return PTR_ERR(e->pd);
-	e->cq = ib_alloc_cq(ibdev, NULL, 2 * KWR_QP_WR, 0, IB_POLL_DIRECT);
+	e->cq = kwr_cq_create(e);
 	if (IS_ERR(e->cq))
 		return PTR_ERR(e->cq);
 	init.send_cq = e->cq;
@@ -220,16 +245,19 @@ static void kwr_pair_destroy(struct kwr_pair *p)
 	kwr_end_destroy(&p->b);
 }
 
-/* A connected pair; b's PD with @b_pd_flags.  Reports failures as @name. */
-static bool kwr_pair_create(const char *name, struct kwr_pair *p,
-			    unsigned int b_pd_flags)
+/*
+ * A connected pair; b's PD with @b_pd_flags, b's CQ armable with
+ * @b_armable.  Reports failures as @name.
+ */
+static bool kwr_pair_setup(const char *name, struct kwr_pair *p,
+			   unsigned int b_pd_flags, bool b_armable)
 {
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	err = kwr_end_create(&p->a, dev_a, 0);
+	err = kwr_end_create(&p->a, dev_a, 0, false);
 	if (!err)
-		err = kwr_end_create(&p->b, dev_b, b_pd_flags);
+		err = kwr_end_create(&p->b, dev_b, b_pd_flags, b_armable);
 	if (!err)
 		err = kwr_connect_one(&p->a, &p->b);
 	if (!err)
@@ -239,6 +267,12 @@ static bool kwr_pair_create(const char *name, struct kwr_pair *p,
 		return false;
 	}
 	return true;
+}
+
+static bool kwr_pair_create(const char *name, struct kwr_pair *p,
+			    unsigned int b_pd_flags)
+{
+	return kwr_pair_setup(name, p, b_pd_flags, false);
 }
 
 /* The next completion of @e, or false after timeout_ms. */
@@ -1204,6 +1238,92 @@ out:
 
 #define KWR_RACE_ROUNDS 300
 
+/*
+ * Whether b's CQ, armed with @flags, raises a completion event for a SEND
+ * from a (@se: solicited) out of @buf[0] into @buf[1], as @want says;
+ * false with the failure reported.  An expected
+ * event must come within timeout_ms, an unexpected one within 100 ms.
+ */
+static bool kwr_arm_round(const char *t, struct kwr_pair *p, struct kwr_buf buf[2],
+			  enum ib_cq_notify_flags flags, bool se, bool want)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(want ? timeout_ms : 100);
+	struct ib_sge sge = kwr_sge(&p->a, &buf[0], 0, 64);
+	struct ib_sge rsge = kwr_sge(&p->b, &buf[1], 0, 64);
+	struct ib_send_wr wr = {
+		.wr_id = 1,
+		.opcode = IB_WR_SEND,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.send_flags = se ? IB_SEND_SOLICITED : 0,
+	};
+	int err, got;
+
+	err = kwr_post_recv(&p->b, 2, &rsge, 1);
+	atomic_set(&kwr_cq_events, 0);
+	if (!err)
+		err = ib_req_notify_cq(p->b.cq, flags);
+	if (!err)
+		err = kwr_post(&p->a, &wr);
+	if (!check(t, !err, "arming %#x, posting: %d", flags, err) ||
+	    !kwr_expect(t, &p->a, "a", 1, IB_WC_SEND, IB_WC_SUCCESS, NULL) ||
+	    !kwr_expect(t, &p->b, "b", 2, IB_WC_RECV, IB_WC_SUCCESS, NULL))
+		return false;
+	while (!atomic_read(&kwr_cq_events) && time_before(jiffies, end))
+		usleep_range(500, 1000);
+	got = atomic_read(&kwr_cq_events);
+	return check(t, !!got == want, "armed %#x, a%s SEND: %d events, expected %s",
+		     flags, se ? " solicited" : "n unsolicited", got, want ? "1" : "none");
+}
+
+/*
+ * Arming a CQ: IB_CQ_NEXT_COMP reports any completion; IB_CQ_SOLICITED a
+ * solicited or unsuccessful one (the flushed receives of a QP moved to
+ * ERR included); both bits, IB_CQ_SOLICITED_MASK, as net/smc arms its
+ * receive CQ, any completion, as hardware reads it.
+ */
+static void test_cq_arm(void)
+{
+	const char *t = "cq_arm";
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct kwr_buf buf[2] = {};
+	struct ib_sge rsge;
+	struct kwr_pair p;
+	struct ib_wc wc;
+	int err;
+
+	if (!kwr_pair_setup(t, &p, 0, true))
+		return;
+	if (!kwr_buf_alloc(t, &buf[0], p.a.ibdev, 64) ||
+	    !kwr_buf_alloc(t, &buf[1], p.b.ibdev, 64) ||
+	    !kwr_arm_round(t, &p, buf, IB_CQ_NEXT_COMP, false, true) ||
+	    !kwr_arm_round(t, &p, buf, IB_CQ_SOLICITED_MASK, false, true) ||
+	    !kwr_arm_round(t, &p, buf, IB_CQ_SOLICITED, false, false) ||
+	    !kwr_arm_round(t, &p, buf, IB_CQ_SOLICITED, true, true))
+		goto out;
+	rsge = kwr_sge(&p.b, &buf[1], 0, 64);
+	err = kwr_post_recv(&p.b, 3, &rsge, 1);
+	atomic_set(&kwr_cq_events, 0);
+	if (!err)
+		err = ib_req_notify_cq(p.b.cq, IB_CQ_SOLICITED);
+	if (!err)
+		err = ib_modify_qp(p.b.qp, &attr, IB_QP_STATE);
+	if (!check(t, !err, "a receive, arming, moving to ERR: %d", err) ||
+	    !kwr_expect(t, &p.b, "b", 3, IB_WC_RECV, IB_WC_WR_FLUSH_ERR, &wc))
+		goto out;
+	/* The event may follow the entry: irq_work calls the handler. */
+	msleep(100);
+	if (!check(t, atomic_read(&kwr_cq_events) == 1,
+		   "armed solicited, a flushed receive: %d events, expected 1",
+		   atomic_read(&kwr_cq_events)))
+		goto out;
+	pr_info("%s: pass\n", t);
+out:
+	kwr_pair_destroy(&p);
+	kwr_buf_free(&buf[0]);
+	kwr_buf_free(&buf[1]);
+}
+
 static int kwr_qp_state(struct ib_qp *qp)
 {
 	struct ib_qp_init_attr init;
@@ -1335,6 +1455,7 @@ static int __init sroce_kwr_test_init(void)
 	kwr_describe("requester", dev_a);
 	kwr_describe("responder", dev_b);
 	test_send_recv();
+	test_cq_arm();
 	test_dma_mr();
 	test_fastreg("fastreg_pages", 8, 0, PAGE_SIZE, 0, 0);
 	test_fastreg("fastreg_sg_offsets", 5, 0, PAGE_SIZE, 1000, 500);
