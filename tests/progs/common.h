@@ -10,17 +10,7 @@
 #include <string.h>
 #include <infiniband/verbs.h>
 
-static inline void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("FAIL: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
+#include "util.h"
 
 /* Open the RDMA device called @name, or die. */
 static inline struct ibv_context *open_device(const char *name)

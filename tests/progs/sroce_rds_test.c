@@ -50,17 +50,6 @@ static size_t msg_size(unsigned int seq)
 	return sizes[seq % (sizeof(sizes) / sizeof(sizes[0]))];
 }
 
-static void fill(uint8_t *p, size_t len, unsigned int seq)
-{
-	uint32_t x = 0x9e3779b9u * (seq + 1);
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		x = x * 1103515245u + 12345u;
-		p[i] = (uint8_t)(x >> 16);
-	}
-}
-
 static int rds_socket(const char *addr, unsigned short port,
 		      struct sockaddr_in *sin)
 {
@@ -202,7 +191,7 @@ int main(int argc, char **argv)
 	b = rds_socket(argv[2], PORT_B, &sb);
 	for (seq = 0; seq < count; seq++) {
 		len = msg_size(seq);
-		fill(want, len, seq);
+		fill_pattern(want, len, seq);
 		send_to(a, &sb, want, len);
 		n = recv_from(b, &sa, buf);
 		check("B", seq, buf, n, want, len);
