@@ -6,10 +6,12 @@
 # unmodified, over sroce: qperf; UCX (ucx_info, ucx_perftest over UCT and
 # UCP, io_demo); libfabric (fi_info, fi_pingpong); Open MPI over UCX and
 # over libfabric, MPICH over UCX, each running tests/progs/sroce_mpi_test;
-# NetPIPE; and a kernel ULP, iSER (LIO's ib_isert set up with targetcli,
-# open-iscsi's iscsi_iser).  The versions and the settings each needs to
+# NetPIPE; and two kernel ULPs, iSER (LIO's ib_isert set up with
+# targetcli, open-iscsi's iscsi_iser) and SMC-R (net/smc under an
+# unmodified TCP program).  The versions and the settings each needs to
 # pick sroce: Documentation/middleware/.  Cost: about 7 minutes in an
-# emulated guest (17 tests, qperf, UCX and the MPIs each starting slowly).
+# emulated guest (18 tests, qperf, UCX and the MPIs each starting slowly;
+# SMC-R about 15 seconds).
 #
 # Every run
 #  - keeps the stack's defaults but for naming the device, and the GID
@@ -25,7 +27,8 @@
 #    (apps_moved);
 #  - checks its data where the tool can: fi_pingpong -c, io_demo -q,
 #    NetPIPE -i, sroce_mpi_test (every byte), fio verify and a pattern
-#    read back after a new login (iSER).
+#    read back after a new login (iSER), sroce_tcp_test (every byte, both
+#    ways, SMC-R).
 #    qperf and ucx_perftest have no data check: they are held to their
 #    iteration counts and to the packet counters.
 #
@@ -36,7 +39,9 @@
 # address families and both topologies without the whole matrix, which
 # would not fit make check's time.  The kernel ULPs open their rdma_cm IDs
 # in the initial namespace only (6.1): iSER runs on one device and on two
-# (topo_wire).
+# (topo_wire).  SMC-R runs between the two namespaces on IPv4 (Linux's
+# SMC-Rv2 is IPv4 only, and a connection to the host's own address goes
+# over lo, which has no RDMA device: no loopback).
 #
 # The MPI launchers span the two namespaces as they span hosts: Open MPI's
 # rsh launcher and MPICH's Hydra start their daemons on the "remote" host
@@ -48,7 +53,7 @@
 . "$(dirname "$0")/../lib-rdma.sh"
 . "$(dirname "$0")/../lib-nvme.sh"
 
-t_group_reset() { iser_reset; }
+t_group_reset() { iser_reset; smc_reset; }
 # No transport recovery the test did not cause (tests/lib.sh).
 t_group_check() { ulp_recovery_check; }
 
@@ -610,6 +615,69 @@ apps_iser() {
 	apps_moved "iSER" $(((24 + mb) << 20))
 }
 
+# --- kernel ULPs: SMC-R ---------------------------------------------------------------
+
+# net/smc over sroce between the two namespaces: an unmodified TCP program
+# (sroce_tcp_test, every byte checked both ways) made to use AF_SMC by
+# libsroce_smc.so, as smc-tools' smc_run does.  Proof that SMC-R carried
+# it, not TCP's fallback: the connection shows as SMCR on sroce's device in
+# the kernel's SMC socket table (sroce_smc ss, smcss -R's source) while it
+# is open, and sroce's packet counters cover the bytes.
+SMC_PORT=5555
+apps_smc() {
+	local bytes=$((16 << 20)) p=$SROCE_PROGS ss1
+	run modprobe -a smc smc_diag
+	# A RoCEv2 device carries SMC-Rv2 only (SMC-Rv1 needs RoCE v1 GIDs),
+	# and Linux proposes SMC-Rv2 only with a user EID defined (af_smc.c,
+	# smc_find_proposal_devices(): smc_clc_ueid_count()); the table is the
+	# kernel's, one for every namespace.
+	run "$p/sroce_smc" ueid SROCE-APPS
+	# A PNET ID per host pairs its netdev with its RDMA device.  Every RDMA
+	# device is visible in every namespace (rdma_cm's shared mode), so one
+	# ID for both would let a host pick the other's device.  The netdev's
+	# entry goes in its namespace; the RDMA device's ID is global and set
+	# from the initial namespace only (smc_pnet_enter()).
+	run n1 "$p/sroce_smc" pnet SROCEH1 st-v1
+	run n2 "$p/sroce_smc" pnet SROCEH2 st-v2
+	run "$p/sroce_smc" pnet SROCEH1 - "$RDMA_DEV1"
+	run "$p/sroce_smc" pnet SROCEH2 - "$RDMA_DEV2"
+	apps_mark
+	srv_start smc env LD_PRELOAD="$p/libsroce_smc.so" "$p/sroce_tcp_test" -s "$RDMA_IP1" "$SMC_PORT"
+	SMC_SRV=$SRV_PID
+	srv_wait_tcp "$SMC_PORT"
+	mkfifo /tmp/smc.hold
+	n2 env LD_PRELOAD="$p/libsroce_smc.so" "$p/sroce_tcp_test" -n "$bytes" -W \
+		"$RDMA_IP1" "$SMC_PORT" </tmp/smc.hold >/tmp/smc.cli 2>&1 &
+	SMC_CLI=$!
+	exec 7>/tmp/smc.hold
+	wait_for 120 grep -q 'every byte checked' /tmp/smc.cli ||
+		{ exec 7>&-; cat /tmp/smc.cli; fail "sroce_tcp_test over SMC did not finish"; }
+	ss1=$(n1 "$p/sroce_smc" ss)
+	log "SMC sockets of sroce-h1: $ss1"
+	exec 7>&-
+	wait "$SMC_CLI" || { cat /tmp/smc.cli; fail "sroce_tcp_test's client failed"; }
+	wait "$SMC_SRV" || { srv_show; fail "sroce_tcp_test's server failed"; }
+	rm -f /tmp/smc.hold
+	cat /tmp/smc.cli
+	grep -q "^ESTABLISHED SMCR $RDMA_IP1:$SMC_PORT .* rdma $RDMA_DEV1 port 1 " <<<"$ss1" ||
+		fail "the connection did not use SMC-R over $RDMA_DEV1: $ss1"
+	apps_moved "SMC-R" $((bytes * 2))
+}
+
+smc_reset() {
+	t_in_guest || return 0
+	[ -n "${SMC_CLI:-}" ] && kill "$SMC_CLI" 2>/dev/null
+	[ -n "${SMC_SRV:-}" ] && kill "$SMC_SRV" 2>/dev/null
+	rm -f /tmp/smc.hold
+	# The initial namespace's flush also clears the RDMA devices' IDs.
+	for ns in "$H1" "$H2"; do
+		ip netns exec "$ns" "$SROCE_PROGS/sroce_smc" flush >/dev/null 2>&1 || true
+	done
+	"$SROCE_PROGS/sroce_smc" flush >/dev/null 2>&1 || true
+	modprobe -r smc_diag smc 2>/dev/null || true
+	return 0
+}
+
 # --- tests: user-space stacks ----------------------------------------------------
 
 test_qperf() {
@@ -728,5 +796,10 @@ test_iser_two_devices() {
 	apps_iser 10.7.0.1
 }
 
+# SMC-R between the two namespaces, IPv4 (SMC-Rv2 runs over IPv4 only).
+test_smc_two_hosts() {
+	rdma_topo two_hosts
+	apps_smc
+}
 
 t_main
