@@ -139,28 +139,47 @@ void r_flush_race(void)
 
 /*
  * Switches a CQ's consumer index between two possible values while
- * @armed: lo (two entries unpolled) and lo + 1 (one).
+ * @armed: lo (two entries unpolled) and lo + 1 (one).  To stop it, the
+ * main thread clears @armed, then bumps @round and waits for @ack to
+ * reach it (flipper_stop()): the flipper acknowledges a round only in an
+ * iteration that read the round first and then found @armed clear, so
+ * once it has, no store to the ring is in flight or to come, and the
+ * ring may be unmapped.  (A flag the flipper set when it found @armed
+ * clear could be set late, from a reading made before the main thread
+ * armed it, and let the ring go while a store to it was under way.)
  */
 struct flipper {
 	struct ring *_Atomic r;
-	_Atomic uint32_t lo;
-	atomic_bool armed, idle, stop;
+	_Atomic uint32_t lo, round, ack;
+	atomic_bool armed, stop;
 	unsigned long flips;
 };
 
 static void *flip_cons(void *arg)
 {
 	struct flipper *f = arg;
+	uint32_t round;
 
 	while (!atomic_load(&f->stop)) {
+		round = atomic_load(&f->round);
 		if (!atomic_load(&f->armed)) {
-			atomic_store(&f->idle, true);
+			atomic_store(&f->ack, round);
 			continue;
 		}
-		atomic_store(&f->idle, false);
 		set_cons(atomic_load(&f->r), atomic_load(&f->lo) + (f->flips++ & 1));
 	}
 	return NULL;
+}
+
+/* The flipper stops, with no store to its ring left in flight. */
+static void flipper_stop(struct flipper *f)
+{
+	uint32_t round;
+
+	atomic_store(&f->armed, false);
+	round = atomic_fetch_add(&f->round, 1) + 1;
+	while (atomic_load(&f->ack) != round)
+		;
 }
 
 /* Two received messages a -> b, their CQEs left unpolled in cb. */
@@ -217,12 +236,9 @@ void r_cq_resize_race(void)
 		two_unpolled(&w, tag);
 		atomic_store(&f.r, &w.cb.ring);
 		atomic_store(&f.lo, w.cb.ring.mine);
-		atomic_store(&f.idle, false);
 		atomic_store(&f.armed, true);
 		expect("RESIZE_CQ", cq_resize(&w.x, w.cb.handle, 64, &info), 0);
-		atomic_store(&f.armed, false);
-		while (!atomic_load(&f.idle))
-			;
+		flipper_stop(&f);
 		old = w.cb.ring;
 		if (ring_map(&w.x, &info, &w.cb.ring))
 			setup_die("mapping the new ring: %s", strerror(errno));
