@@ -783,6 +783,21 @@ _t_bad_kmsg() {
 		grep -E -m 5 "$SROCE_BAD_KMSG"
 }
 
+# tracefs_find: TRACEFS, mounting tracefs if no mount of it has events.
+TRACEFS=
+tracefs_find() {
+	local d
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		if [ -d "$d/events" ]; then
+			TRACEFS=$d
+			return 0
+		fi
+	done
+	run mount -t tracefs nodev /sys/kernel/tracing || return 1
+	TRACEFS=/sys/kernel/tracing
+	[ -d "$TRACEFS/events" ]
+}
+
 # Host groups (style, provider checks) run where no module can be loaded;
 # only guest groups own a kernel to reset and a kernel log to check.
 t_in_guest() { [ -e /proc/modules ] && [ -w /dev/kmsg ]; }

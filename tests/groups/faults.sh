@@ -33,7 +33,15 @@ RDMA_TOOL_TIMEOUT=600
 # a lossy wire may legitimately delay; the rc group runs them).
 FAULT_CASES=send,send_imm,send_sge,send_unsignaled,rdma_write,rdma_write_imm,rdma_read,rdma_read_sge,atomic_cas,atomic_faa,wr_api,fill_sq,many_qps
 
-t_group_reset() { nvme_reset; }
+t_group_reset() {
+	local d
+	nvme_reset
+	# faults_trace's events, should its test have been killed.
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ ! -w "$d/events/sroce/enable" ] || echo 0 >"$d/events/sroce/enable"
+	done
+	return 0
+}
 # The RC transport resends what the wire loses; nothing of it may reach
 # NVMe-oF (test_nvme): no controller reset, reconnect or timeout
 # (tests/lib.sh).  The other tests run no kernel ULP.
@@ -91,10 +99,34 @@ unreliable_cases() {
 		fail "sroce_ud_test: lossy_ud and lossy_uc did not both pass"
 }
 
+# faults_trace: sroce's go-back, NAK and QP state events (rare, cheap)
+# recorded from here on; if the test fails, the last of them go in its log
+# (faults_evidence): which QP spent its retries, on what, with how many
+# left.  Replaces the EXIT trap rdma_topo set, and runs it.
+faults_trace() {
+	local e
+	tracefs_find || return 0
+	echo 2048 >"$TRACEFS/buffer_size_kb"
+	: >"$TRACEFS/trace"
+	for e in sroce_qp_state sroce_retransmit sroce_ack_timeout sroce_nak_sent sroce_nak_rcvd \
+		 sroce_rnr_wait; do
+		echo 1 >"$TRACEFS/events/sroce/$e/enable"
+	done
+	trap 'faults_evidence $?; rdma_cleanup' EXIT
+}
+
+faults_evidence() {
+	echo 0 >"$TRACEFS/events/sroce/enable"
+	[ "$1" = 0 ] || [ "$1" = 4 ] && return 0
+	echo "the last go-back, NAK and QP state events:"
+	grep -v '^#' "$TRACEFS/trace" | tail -n 80
+}
+
 # faulty_traffic: the verified RC traffic, each program failing the test
 # on a wrong byte, a missing or wrong completion, or a timeout; then UD
 # and UC.
 faulty_traffic() {
+	faults_trace
 	rc_cases -t "$FAULT_CASES" -m 1024
 	unreliable_cases
 	# Each end keeps its QP 3 s after its last iteration: on a lossy wire

@@ -37,23 +37,8 @@
 
 RC_CASES_TIMEOUT=300
 
-TRACEFS=
 TRACE_OUT=/tmp/sroce-trace.txt
 TRACE_BUF_SAVE=/tmp/sroce-trace-buffer-kb
-
-# tracefs_find: TRACEFS, mounting tracefs if no mount of it has events.
-tracefs_find() {
-	local d
-	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		if [ -d "$d/events" ]; then
-			TRACEFS=$d
-			return 0
-		fi
-	done
-	run mount -t tracefs nodev /sys/kernel/tracing || return 1
-	TRACEFS=/sys/kernel/tracing
-	[ -d "$TRACEFS/events" ]
-}
 
 t_group_reset() {
 	local d
