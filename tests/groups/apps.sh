@@ -52,8 +52,9 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rdma.sh"
 . "$(dirname "$0")/../lib-nvme.sh"
+. "$(dirname "$0")/../lib-smc.sh"
 
-t_group_reset() { iser_reset; smc_reset; }
+t_group_reset() { iser_reset; smc_reset "$H1" "$H2"; }
 # No transport recovery the test did not cause (tests/lib.sh).
 t_group_check() { ulp_recovery_check; }
 
@@ -617,65 +618,25 @@ apps_iser() {
 
 # --- kernel ULPs: SMC-R ---------------------------------------------------------------
 
-# net/smc over sroce between the two namespaces: an unmodified TCP program
-# (sroce_tcp_test, every byte checked both ways) made to use AF_SMC by
-# libsroce_smc.so, as smc-tools' smc_run does.  Proof that SMC-R carried
-# it, not TCP's fallback: the connection shows as SMCR on sroce's device in
-# the kernel's SMC socket table (sroce_smc ss, smcss -R's source) while it
-# is open, and sroce's packet counters cover the bytes.
-SMC_PORT=5555
+# net/smc over sroce between the two namespaces (tests/lib-smc.sh): an
+# unmodified TCP program (sroce_tcp_test, every byte checked both ways)
+# over AF_SMC.  A PNET ID per host: every RDMA device is visible in every
+# namespace (rdma_cm's shared mode), so one ID for both would let a host
+# pick the other's device.  Proof that SMC-R carried it, not TCP's
+# fallback: the connection shows as SMC-R on sroce's device in the
+# kernel's SMC socket table while it is open, and sroce's packet counters
+# cover the bytes.
 apps_smc() {
-	local bytes=$((16 << 20)) p=$SROCE_PROGS ss1
-	run modprobe -a smc smc_diag
-	# A RoCEv2 device carries SMC-Rv2 only (SMC-Rv1 needs RoCE v1 GIDs),
-	# and Linux proposes SMC-Rv2 only with a user EID defined (af_smc.c,
-	# smc_find_proposal_devices(): smc_clc_ueid_count()); the table is the
-	# kernel's, one for every namespace.
-	run "$p/sroce_smc" ueid SROCE-APPS
-	# A PNET ID per host pairs its netdev with its RDMA device.  Every RDMA
-	# device is visible in every namespace (rdma_cm's shared mode), so one
-	# ID for both would let a host pick the other's device.  The netdev's
-	# entry goes in its namespace; the RDMA device's ID is global and set
-	# from the initial namespace only (smc_pnet_enter()).
-	run n1 "$p/sroce_smc" pnet SROCEH1 st-v1
-	run n2 "$p/sroce_smc" pnet SROCEH2 st-v2
-	run "$p/sroce_smc" pnet SROCEH1 - "$RDMA_DEV1"
-	run "$p/sroce_smc" pnet SROCEH2 - "$RDMA_DEV2"
+	local bytes=$((16 << 20))
+	smc_setup SROCEH1 st-v1 "$RDMA_DEV1" "$H1"
+	smc_setup SROCEH2 st-v2 "$RDMA_DEV2" "$H2"
 	apps_mark
-	srv_start smc env LD_PRELOAD="$p/libsroce_smc.so" "$p/sroce_tcp_test" -s "$RDMA_IP1" "$SMC_PORT"
-	SMC_SRV=$SRV_PID
-	srv_wait_tcp "$SMC_PORT"
-	mkfifo /tmp/smc.hold
-	n2 env LD_PRELOAD="$p/libsroce_smc.so" "$p/sroce_tcp_test" -n "$bytes" -W \
-		"$RDMA_IP1" "$SMC_PORT" </tmp/smc.hold >/tmp/smc.cli 2>&1 &
-	SMC_CLI=$!
-	exec 7>/tmp/smc.hold
-	wait_for 120 grep -q 'every byte checked' /tmp/smc.cli ||
-		{ exec 7>&-; cat /tmp/smc.cli; fail "sroce_tcp_test over SMC did not finish"; }
-	ss1=$(n1 "$p/sroce_smc" ss)
-	log "SMC sockets of sroce-h1: $ss1"
-	exec 7>&-
-	wait "$SMC_CLI" || { cat /tmp/smc.cli; fail "sroce_tcp_test's client failed"; }
-	wait "$SMC_SRV" || { srv_show; fail "sroce_tcp_test's server failed"; }
-	rm -f /tmp/smc.hold
-	cat /tmp/smc.cli
-	grep -q "^ESTABLISHED SMCR $RDMA_IP1:$SMC_PORT .* rdma $RDMA_DEV1 port 1 " <<<"$ss1" ||
-		fail "the connection did not use SMC-R over $RDMA_DEV1: $ss1"
+	smc_server "$RDMA_IP1"
+	smc_client_start "$bytes" "$RDMA_IP1"
+	smc_used "$RDMA_IP1" "$RDMA_DEV1"
+	smc_client_end
+	srv_finish
 	apps_moved "SMC-R" $((bytes * 2))
-}
-
-smc_reset() {
-	t_in_guest || return 0
-	[ -n "${SMC_CLI:-}" ] && kill "$SMC_CLI" 2>/dev/null
-	[ -n "${SMC_SRV:-}" ] && kill "$SMC_SRV" 2>/dev/null
-	rm -f /tmp/smc.hold
-	# The initial namespace's flush also clears the RDMA devices' IDs.
-	for ns in "$H1" "$H2"; do
-		ip netns exec "$ns" "$SROCE_PROGS/sroce_smc" flush >/dev/null 2>&1 || true
-	done
-	"$SROCE_PROGS/sroce_smc" flush >/dev/null 2>&1 || true
-	modprobe -r smc_diag smc 2>/dev/null || true
-	return 0
 }
 
 # --- tests: user-space stacks ----------------------------------------------------

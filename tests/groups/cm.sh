@@ -174,47 +174,6 @@ test_mckey_ipv6() {
 	mckey_run ff0e::1:2:3
 }
 
-# mcast_small_cq_run GROUP: sroce_mcast_cm 20 times in a row, receiver
-# on end 1, sender on end 2, each time 4 datagrams into a CQ asked for 2
-# entries, all arrived before the receiver's first poll (issue 20: a
-# program written for hardware, such as the rdma_verbs manual's multicast
-# example, sizes its CQ so; mlx5 and rdma_rxe give 3 entries for 2), while
-# two busy loops keep the guest's CPUs loaded.  Every datagram must arrive
-# whole, every time.
-mcast_small_cq_run() {
-	local group=$1 i pid rc prog=$SROCE_PROGS/sroce_mcast_cm log=/tmp/mcast_cm.recv
-	local go=/tmp/mcast_cm.go
-	[ -x "$prog" ] || fail "$prog not built (make -C tests/progs)"
-	for i in 1 2; do
-		(while :; do :; done) &
-		RDMA_BG_PIDS+=($!)
-	done
-	for i in $(seq 20); do
-		rm -f "$go"
-		mkfifo "$go"
-		timeout -k 5 60 "${RDMA_NS1[@]}" "$prog" -b "$RDMA_IP1" -m "$group" \
-			<"$go" >"$log" 2>&1 &
-		pid=$!
-		RDMA_BG_PIDS+=("$pid")
-		exec 8>"$go"
-		until grep -qx joined "$log"; do
-			kill -0 "$pid" 2>/dev/null || { cat "$log"; fail "run $i: the receiver exited before joining"; }
-			sleep 0.1
-		done
-		"${RDMA_NS2[@]}" timeout -k 5 60 "$prog" -b "$RDMA_IP2" -m "$group" -s \
-			>/tmp/mcast_cm.send 2>&1 || { cat /tmp/mcast_cm.send; fail "run $i: the sender failed"; }
-		echo go >&8
-		exec 8>&-
-		rc=0
-		wait "$pid" || rc=$?
-		if [ $rc != 0 ] || ! grep -qx 'received 4 of 4, every byte checked' "$log"; then
-			cat "$log"
-			fail "run $i: the receiver failed (status $rc)"
-		fi
-	done
-	log "20 runs: 4 of 4 datagrams each, into a CQ of 2 asked entries, under load"
-}
-
 test_mcast_small_cq() {
 	rdma_topo two_hosts
 	mcast_small_cq_run 239.1.2.4

@@ -17,6 +17,10 @@
 # namespace only, rxe on 6.1 works only there, and rxe and sroce cannot
 # both hold UDP 4791 in one namespace, so the two ends need two kernels.
 #
+# SMC-R (net/smc) between the two guests over IPv4, one PNET ID in both:
+# an unmodified TCP program over AF_SMC (tests/lib-smc.sh).  The cm
+# group's small-CQ multicast runs in guest a while guest b loads the host.
+#
 # netem_all_at_once: faults/all_at_once's impairments (loss, duplication,
 # corruption, reordering behind a delay) on this wire, both ways, under
 # ibv_rc_pingpong -c, rping -V and NVMe-oF with fio verify.
@@ -27,6 +31,7 @@
 . "$(dirname "$0")/../lib-rdma.sh"
 . "$(dirname "$0")/../lib-pair.sh"
 . "$(dirname "$0")/../lib-nvme.sh"
+. "$(dirname "$0")/../lib-smc.sh"
 
 [ "$SROCE_TEST_TIMEOUT" -ge 1500 ] || SROCE_TEST_TIMEOUT=1500
 
@@ -146,6 +151,7 @@ t_group_check() { ulp_recovery_check; }
 
 pair_group_cleanup() {
 	nvme_reset
+	smc_reset
 	tc qdisc del dev eth0 root 2>/dev/null || true
 }
 
@@ -185,6 +191,59 @@ test_netem_all_at_once() {
 	done
 	[ "$n" -gt 0 ] || fail "sroce0 shows no sign of the faults"
 	log "sroce0: $n retransmissions and drops of duplicate, out-of-order or corrupt packets"
+}
+
+# SMC-R between the two kernels: each pairs eth0 with sroce0 under one
+# PNET ID (one physical network); guest b's sroce_tcp_test moves 16 MiB
+# each way to guest a's, every byte checked, while guest a's SMC socket
+# table must show the connection as SMC-R on sroce0, and each guest's
+# sroce0 must have carried the bytes both ways.
+test_smc_ipv4() {
+	local bytes=$((16 << 20)) tx rx need
+	pair_topo 1500
+	smc_setup SROCE eth0 sroce0
+	tx=$(counter sroce0 tx_packets) rx=$(counter sroce0 rx_packets)
+	if [ "$PAIR_ROLE" = a ]; then
+		smc_server "$RDMA_IP1"
+		pair_signal smc.listening
+		pair_wait smc.checked >/dev/null
+		smc_used "$RDMA_IP1" sroce0
+		pair_signal smc.seen
+		srv_finish
+	else
+		pair_wait smc.listening >/dev/null
+		smc_client_start "$bytes" "$RDMA_IP1"
+		pair_signal smc.checked
+		pair_wait smc.seen >/dev/null
+		smc_client_end
+	fi
+	tx=$(($(counter sroce0 tx_packets) - tx)) rx=$(($(counter sroce0 rx_packets) - rx))
+	need=$((bytes / $(active_mtu)))
+	log "sroce0 sent $tx and received $rx packets for $bytes bytes each way (at least $need each)"
+	[ "$tx" -ge "$need" ] && [ "$rx" -ge "$need" ] ||
+		fail "sroce0 carried $tx/$rx packets, fewer than $bytes bytes need: SMC did not use the RDMA device"
+}
+
+# The cm group's mcast_small_cq (the rdma_verbs manual's multicast example
+# done over: 4 datagrams into a CQ asked for 2 entries, 20 times in a row,
+# tests/lib-rdma.sh) in guest a, between two namespaces of its own, while
+# guest b keeps its CPUs busy: another guest loading the machine.
+test_mcast_small_cq_loaded() {
+	local i
+	pair_topo 1500
+	if [ "$PAIR_ROLE" = a ]; then
+		rdma_two_hosts_up
+		pair_sync mcast.load
+		mcast_small_cq_run 239.1.2.4
+		pair_signal mcast.done
+	else
+		for i in 1 2; do
+			(while :; do :; done) &
+			RDMA_BG_PIDS+=($!)
+		done
+		pair_sync mcast.load
+		PAIR_WAIT_TIMEOUT=900 pair_wait mcast.done >/dev/null
+	fi
 }
 
 test_nvme_rxe_target_sroce_host() { nvme_across rxe sroce; }
