@@ -5,12 +5,13 @@
 # The kernel verbs a ULP uses, from kernel context: tests/kmod/
 # sroce_kwr_test.ko connects two RC QPs and runs SEND/IMM, completion
 # events of a CQ armed each way (IB_CQ_SOLICITED_MASK too, as net/smc
-# arms), WRITE/IMM and READ through the DMA region, fast registration of scatterlists (separate
-# pages, offsets, 16 KiB pages, 1 MiB), LOCAL_INV, key rotation,
-# SEND_WITH_INV, atomics, and the remote and local protection errors,
-# checking every byte and completion; work requests posted to an ERR QP
-# from hardirq and with interrupts off, and modify_qp racing a failure.  On
-# one device and across two namespaces, over IPv4 and IPv6 GIDs.
+# arms), WRITE/IMM and READ through the DMA region, fast registration of
+# scatterlists (separate pages, offsets, 16 KiB pages, 1 MiB), LOCAL_INV,
+# key rotation, SEND_WITH_INV, atomics, and the remote and local
+# protection errors, checking every byte and completion; work requests
+# posted to an ERR QP from hardirq and with interrupts off, and modify_qp
+# racing a failure.  On one device and across two namespaces, over IPv4
+# and IPv6 GIDs.
 . "$(dirname "$0")/../lib.sh"
 
 # Cases the module runs; each prints "<case>: pass".
