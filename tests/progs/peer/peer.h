@@ -154,6 +154,7 @@ long now_ms(void);
 long rt_ms(void);
 int dgram_recv(uint8_t *raw, size_t cap, size_t *n, uint16_t *sport, int ms);
 const char *rsp_str(const struct rsp *r);
+int rsp_recv(struct rsp *r, int ms);
 int rsp_expect(struct rsp *r, const char *what);
 int expect_quiet_ms(const char *after, int ms);
 int expect_quiet(const char *after);

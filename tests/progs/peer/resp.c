@@ -73,6 +73,7 @@ int sc_read_replay_new_read(const struct vconf *c)
 	bool got1[N1] = { false }, got2[N2] = { false };
 	struct req two[2];
 	struct rsp r;
+	int k;
 
 	two[0] = rq_rdma(OP_READ_REQ, p, va_of(0), vic.mr->rkey, len1);
 	TRY(req_send(&two[0]));
@@ -91,6 +92,17 @@ int sc_read_replay_new_read(const struct vconf *c)
 		TRY(take_read_pkt(&r, p2, N2, off2, len2, 2, false, got2, &next2, "R2"));
 		seen2++;
 	}
+	/*
+	 * Replay packets sent from the other CPU before R2 was taken may still
+	 * be on their way: the veth hands each CPU's backlog on by itself, so
+	 * they can arrive behind R2's.  They too must be R1's, each once.
+	 */
+	while ((k = rsp_recv(&r, opt.quiet_ms)) > 0) {
+		TRY(take_read_pkt(&r, p, N1, 0, len1, 1, false, got1, &next1,
+				  "after R2, R1's replay"));
+		seen1++;
+	}
+	TRY(k);
 	fprintf(stderr, "read_replay_new_read: R1's replay sent %u of %u packets\n", seen1, N1);
 	return expect_state(IBV_QPS_RTS);
 }

@@ -385,7 +385,7 @@ int dgram_recv(uint8_t *raw, size_t cap, size_t *n, uint16_t *sport, int ms)
 }
 
 /* The next packet from sroce within @ms: 1, or 0 if none came. */
-static int rsp_recv(struct rsp *r, int ms)
+int rsp_recv(struct rsp *r, int ms)
 {
 	uint16_t sport;
 	size_t n;
