@@ -2,7 +2,7 @@
 /*
  * sroce_mpi_test - an MPI program that checks every byte it moves.
  *
- *   mpirun -np N sroce_mpi_test [-m MAX_BYTES] [-x SIZE] [-R]
+ *   mpirun -np N sroce_mpi_test [-m MAX_BYTES] [-x SIZE]
  *
  * Built once per MPI implementation (tests/progs/Makefile: .openmpi with
  * mpicc.openmpi, .mpich with mpicc.mpich); the transport is the launcher's
@@ -28,8 +28,7 @@
  * the caller to hold against the device's packet counters.  Any wrong
  * byte prints "FAIL: rank R: ..." and aborts the job with status 1.
  * -x SIZE proves that: the senders of point-to-point messages of SIZE
- * bytes change one byte in the middle after making the pattern.  -R
- * leaves the one-sided part out (and prints "rma: not run").
+ * bytes change one byte in the middle after making the pattern.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -294,13 +293,13 @@ int main(int argc, char **argv)
 	uint64_t mine = 0, total = 0;
 	uint8_t *sbuf, *rbuf;
 	char name[MPI_MAX_PROCESSOR_NAME];
-	int opt, len = 0, rma = 1;
+	int opt, len = 0;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	while ((opt = getopt(argc, argv, "m:x:R")) != -1) {
+	while ((opt = getopt(argc, argv, "m:x:")) != -1) {
 		switch (opt) {
 		case 'm':
 			max = strtoul(optarg, NULL, 0);
@@ -310,11 +309,8 @@ int main(int argc, char **argv)
 		case 'x':
 			spoil_size = strtoul(optarg, NULL, 0);
 			break;
-		case 'R':
-			rma = 0;
-			break;
 		default:
-			fail("usage: sroce_mpi_test [-m MAX_BYTES] [-x SIZE] [-R]");
+			fail("usage: sroce_mpi_test [-m MAX_BYTES] [-x SIZE]");
 		}
 	}
 	MPI_Get_processor_name(name, &len);
@@ -329,10 +325,7 @@ int main(int argc, char **argv)
 		fail("out of memory");
 	mine += part_p2p(max, sbuf, rbuf);
 	part_allreduce();
-	if (rma)
-		mine += part_rma(sbuf);
-	else if (rank == 0)
-		printf("rma: not run\n");
+	mine += part_rma(sbuf);
 	mpi_check(MPI_Reduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD),
 		  "MPI_Reduce");
 	if (rank == 0) {
