@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # The user-space stacks for the test groups, sourced after tests/lib.sh
-# and tests/lib-rdma.sh (apps: one device and two namespaces): qperf, UCX
-# (ucx_info, ucx_perftest over UCT and UCP, io_demo) and libfabric
-# (fi_info, fi_pingpong), each run as a server on end 1 and a client on end 2; Open
+# and tests/lib-rdma.sh (apps: one device and two namespaces; twohost: two
+# guests, with lib-pair.sh's pair_split): qperf, UCX (ucx_info,
+# ucx_perftest over UCT and UCP, io_demo) and libfabric (fi_info,
+# fi_pingpong), each run as a server on end 1 and a client on end 2; Open
 # MPI and MPICH running tests/progs/sroce_mpi_test, and NetPIPE; and the
 # proof that sroce carried what they moved (apps_moved).  The settings
 # each needs: Documentation/middleware/.
@@ -50,11 +51,17 @@ apps_mtu() {
 
 # apps_moved STACK BYTES: since apps_mark, sroce sent and received at least
 # one packet per path MTU of BYTES: the payload went through the device,
-# not through shared memory or TCP.
+# not through shared memory or TCP.  Across two guests (pair_split) the
+# packets are both guests' devices'.
+APPS_MOVED_N=0
 apps_moved() {
 	local what=$1 bytes=$2 tx rx mtu need
 	read -r tx rx <<<"$(apps_packets)"
 	tx=$((tx - APPS_TX0)) rx=$((rx - APPS_RX0))
+	if [ -n "${PAIR_SPLIT:-}" ]; then
+		APPS_MOVED_N=$((APPS_MOVED_N + 1))
+		read -r tx rx <<<"$(pair_sum "moved$APPS_MOVED_N" "$tx $rx")"
+	fi
 	mtu=$(apps_mtu)
 	[ -n "$mtu" ] && [ "$mtu" -gt 0 ] || fail "no active MTU for $RDMA_DEV1"
 	need=$(((bytes + mtu - 1) / mtu))
@@ -67,10 +74,15 @@ apps_moved() {
 # --- address families ----------------------------------------------------------
 
 # apps_ipv6: from now on both ends use their IPv6 GIDs and addresses
-# (rdma_ipv6), and the stacks that take a GID index are given it.
+# (rdma_ipv6, or pair_ipv6 in two guests), and the stacks that take a GID
+# index are given it.
 APPS_IPV6=
 apps_ipv6() {
-	rdma_ipv6 addrs
+	if [ -n "${PAIR_ROLE:-}" ]; then
+		pair_ipv6
+	else
+		rdma_ipv6 addrs
+	fi
 	APPS_IPV6=1
 }
 
@@ -299,15 +311,22 @@ fi_pp() {
 	APPS_BYTES=$((APPS_BYTES + ${b#* }))
 }
 
+# apps_libfabric [no-rxd]: fi_info, and fi_pingpong on verbs msg and
+# dgram, rxm and (unless told not to) rxd.
 apps_libfabric() {
+	local what="verbs msg and dgram, rxm, rxd"
 	fi_domains
 	APPS_BYTES=0
 	apps_mark
 	fi_pp fi_verbs_msg verbs msg ""
 	fi_pp fi_verbs_dgram verbs dgram -dgram
 	fi_pp fi_verbs_rxm 'verbs;ofi_rxm' rdm ""
-	fi_pp fi_verbs_rxd 'verbs;ofi_rxd' rdm -dgram
-	apps_moved "libfabric (verbs msg and dgram, rxm, rxd)" "$APPS_BYTES"
+	if [ "${1:-}" = no-rxd ]; then
+		what="verbs msg and dgram, rxm"
+	else
+		fi_pp fi_verbs_rxd 'verbs;ofi_rxd' rdm -dgram
+	fi
+	apps_moved "libfabric ($what)" "$APPS_BYTES"
 }
 
 # --- MPI ---------------------------------------------------------------------------
@@ -318,8 +337,9 @@ apps_libfabric() {
 # uses), APPS_MPI_NET (their subnet) and APPS_MPI_IFACE (end 1's
 # interface on it).
 
-# apps_two_hosts: the ends are two hosts (two namespaces), not one device.
-apps_two_hosts() { [ "$RDMA_DEV1" != "$RDMA_DEV2" ]; }
+# apps_two_hosts: the ends are two hosts (two namespaces, or two guests),
+# not one device.
+apps_two_hosts() { [ "$RDMA_DEV1" != "$RDMA_DEV2" ] || [ -n "${PAIR_SPLIT:-}" ]; }
 
 # mpi_contexts RANKS CMD...: the MPMD tail of an mpirun command line:
 # RANKS ranks of CMD on end 1 (loopback), or half on each end's host (two

@@ -201,3 +201,135 @@ pair_cm() {
 		PAIR_LOG=$CLI_LOG
 	fi
 }
+
+# pair_ipv6: from now on the ends' IPv6 addresses and GIDs are the ones
+# tools use (RDMA_IP1/2, RDMA_GID1/2), as rdma_ipv6 addrs does in one guest.
+pair_ipv6() {
+	RDMA_GID1=$RDMA_GID6_1 RDMA_GID2=$RDMA_GID6_2
+	RDMA_IP1=$RDMA_IP6_1 RDMA_IP2=$RDMA_IP6_2
+	echo "IPv6: GIDs $RDMA_GID1 (a) $RDMA_GID2 (b); tools connect to $RDMA_IP1"
+}
+
+# pair_sum NAME "N M ...": each number added to the other guest's for NAME.
+pair_sum() {
+	local mine other i out=()
+	read -r -a mine <<<"$2"
+	pair_signal "$1" "$2"
+	read -r -a other <<<"$(pair_wait "$1")"
+	for i in "${!mine[@]}"; do out+=($((mine[i] + ${other[i]:-0}))); done
+	echo "${out[*]}"
+}
+
+# --- one program's two ends in two guests --------------------------------
+#
+# pair_split: for the rest of the test, lib-rdma.sh's server and client
+# helpers (srv_start, the srv_wait_* family, cli_run, srv_finish,
+# srv_stop) act across the guests, so that a helper written for two ends
+# in one guest (tests/lib-apps.sh) runs unchanged with its server in
+# guest a and its client in guest b.  Each guest does its own end and
+# waits for the other's; the client's log reaches guest a, and the
+# server's (at srv_finish) guest b, through /run/pair, so that both guests
+# check the same output.  Both guests run the same helpers in the same
+# order: the Nth server (client) of the test is the same in both
+# (PAIR_SRV_N, PAIR_CLI_N).
+PAIR_SPLIT=
+pair_split() { PAIR_SPLIT=1 PAIR_SRV_N=0 PAIR_CLI_N=0; }
+
+for _f in srv_start srv_stop _srv_wait cli_run srv_finish; do
+	eval "_local_$(declare -f "$_f")"
+done
+unset _f
+
+# _pair_log_put NAME FILE / _pair_log_get NAME FILE: FILE and FILE.err
+# through /run/pair.
+_pair_log_put() {
+	cp "$2" "$PAIR_DIR/$SROCE_PAIR_TEST.$1.log"
+	cp "$2.err" "$PAIR_DIR/$SROCE_PAIR_TEST.$1.log.err"
+}
+_pair_log_get() {
+	cp "$PAIR_DIR/$SROCE_PAIR_TEST.$1.log" "$2"
+	cp "$PAIR_DIR/$SROCE_PAIR_TEST.$1.log.err" "$2.err"
+}
+
+srv_start() {
+	[ -n "$PAIR_SPLIT" ] || { _local_srv_start "$@"; return; }
+	PAIR_SRV_N=$((PAIR_SRV_N + 1))
+	if [ "$PAIR_ROLE" = a ]; then
+		_local_srv_start "$@"
+	else
+		SRV_NAME=$1 SRV_LOG=/tmp/$1.srv SRV_PID=
+	fi
+}
+
+_srv_wait() {
+	[ -n "$PAIR_SPLIT" ] || { _local__srv_wait "$@"; return; }
+	if [ "$PAIR_ROLE" = a ]; then
+		_local__srv_wait "$@"
+		pair_signal "srv$PAIR_SRV_N.up"
+	else
+		pair_wait "srv$PAIR_SRV_N.up" >/dev/null
+	fi
+}
+
+# Guest b has no server to stop: guest a stops its own.
+srv_stop() {
+	[ -n "$PAIR_SPLIT" ] && [ "$PAIR_ROLE" = b ] && return 0
+	_local_srv_stop
+}
+
+cli_run() {
+	[ -n "$PAIR_SPLIT" ] || { _local_cli_run "$@"; return; }
+	PAIR_CLI_N=$((PAIR_CLI_N + 1))
+	CLI_LOG=/tmp/$1.cli
+	if [ "$PAIR_ROLE" = b ]; then
+		_local_cli_run "$@"
+		_pair_log_put "cli$PAIR_CLI_N" "$CLI_LOG"
+		pair_signal "cli$PAIR_CLI_N"
+	else
+		pair_wait_server "cli$PAIR_CLI_N"
+		_pair_log_get "cli$PAIR_CLI_N" "$CLI_LOG"
+		echo "+ [client in guest b] $1: its output is in $CLI_LOG"
+	fi
+}
+
+srv_finish() {
+	[ -n "$PAIR_SPLIT" ] || { _local_srv_finish; return; }
+	if [ "$PAIR_ROLE" = a ]; then
+		_local_srv_finish
+		_pair_log_put "srv$PAIR_SRV_N" "$SRV_LOG"
+		pair_signal "srv$PAIR_SRV_N.done"
+	else
+		pair_wait "srv$PAIR_SRV_N.done" >/dev/null
+		_pair_log_get "srv$PAIR_SRV_N" "$SRV_LOG"
+	fi
+}
+
+# pair_rshd: until the test ends, this guest runs the commands the other
+# guest's tests/pair-rsh.sh hands it (an MPI launcher's daemons), each
+# through sh with the host name pair-ROLE, as pair-rsh.sh runs its own;
+# exported PAIR_RSH_DIR and PAIR_ROLE are what pair-rsh.sh needs.
+pair_rshd() {
+	export PAIR_RSH_DIR=$PAIR_DIR/$SROCE_PAIR_TEST.rsh PAIR_ROLE
+	mkdir -p "$PAIR_RSH_DIR/a" "$PAIR_RSH_DIR/b"
+	_pair_rshd_loop "$PAIR_RSH_DIR/$PAIR_ROLE" &
+	RDMA_BG_PIDS+=("$!")
+}
+
+_pair_rshd_loop() {
+	local f req
+	while :; do
+		for f in "$1"/*.cmd; do
+			[ -e "$f" ] || continue
+			req=${f%.cmd}
+			mv "$f" "$req.run"
+			(
+				rc=0
+				unshare --uts sh -c 'hostname "$1"; exec sh -c "$2"' pair-rsh \
+					"pair-$PAIR_ROLE" "$(cat "$req.run")" >"$req.out" 2>"$req.err" </dev/null || rc=$?
+				echo "$rc" >"$req.rc.tmp"
+				mv "$req.rc.tmp" "$req.rc"
+			) &
+		done
+		sleep 0.2
+	done
+}
