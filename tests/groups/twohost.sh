@@ -273,10 +273,10 @@ test_mpi_ipv6() {
 # libfabric's ofi_rxd is left out between the guests: its fi_pingpong
 # stalled at 1 MiB in 2 runs of 14 there, for good (120 s), after the
 # path between the guests lost about 1,500 of guest a's datagrams (sroce
-# counted them sent, guest b's sroce never saw them; no qdisc drops) -
-# rxd, a reliable protocol over UD, did not recover.  It recovers from
-# 1% random loss (netem) over sroce and over rdma_rxe alike; it runs
-# between the namespaces in the apps group.
+# counted them sent, guest b's sroce never saw them; where they went is
+# not known) - rxd, a reliable protocol over UD, did not recover.  It
+# recovers from 1% random loss (netem) over sroce and over rdma_rxe
+# alike; it runs between the namespaces in the apps group.
 test_stacks_ipv6() {
 	pair_topo 1500
 	pair_split
