@@ -6,9 +6,9 @@
 # guests, with lib-pair.sh's pair_split): qperf, UCX (ucx_info,
 # ucx_perftest over UCT and UCP, io_demo) and libfabric (fi_info,
 # fi_pingpong), each run as a server on end 1 and a client on end 2; Open
-# MPI and MPICH running tests/progs/sroce_mpi_test, and NetPIPE; and the
-# proof that sroce carried what they moved (apps_moved).  The settings
-# each needs: Documentation/middleware/.
+# MPI and MPICH running tests/progs/sroce_mpi_test, and NetPIPE (apps
+# only); and the proof that sroce carried what they moved (apps_moved).
+# The settings each needs: Documentation/middleware/.
 
 # Only the verbs transports: no shared memory, CMA, TCP or self.
 UCX_VERBS_TLS=rc_verbs,ud_verbs
@@ -337,9 +337,8 @@ apps_libfabric() {
 # uses), APPS_MPI_NET (their subnet) and APPS_MPI_IFACE (end 1's
 # interface on it).
 
-# apps_two_hosts: the ends are two hosts (two namespaces, or two guests),
-# not one device.
-apps_two_hosts() { [ "$RDMA_DEV1" != "$RDMA_DEV2" ] || [ -n "${PAIR_SPLIT:-}" ]; }
+# apps_two_hosts: the ends are two hosts (two namespaces), not one device.
+apps_two_hosts() { [ "$RDMA_DEV1" != "$RDMA_DEV2" ]; }
 
 # mpi_contexts RANKS CMD...: the MPMD tail of an mpirun command line:
 # RANKS ranks of CMD on end 1 (loopback), or half on each end's host (two

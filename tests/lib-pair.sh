@@ -303,33 +303,3 @@ srv_finish() {
 		_pair_log_get "srv$PAIR_SRV_N" "$SRV_LOG"
 	fi
 }
-
-# pair_rshd: until the test ends, this guest runs the commands the other
-# guest's tests/pair-rsh.sh hands it (an MPI launcher's daemons), each
-# through sh with the host name pair-ROLE, as pair-rsh.sh runs its own;
-# exported PAIR_RSH_DIR and PAIR_ROLE are what pair-rsh.sh needs.
-pair_rshd() {
-	export PAIR_RSH_DIR=$PAIR_DIR/$SROCE_PAIR_TEST.rsh PAIR_ROLE
-	mkdir -p "$PAIR_RSH_DIR/a" "$PAIR_RSH_DIR/b"
-	_pair_rshd_loop "$PAIR_RSH_DIR/$PAIR_ROLE" &
-	RDMA_BG_PIDS+=("$!")
-}
-
-_pair_rshd_loop() {
-	local f req
-	while :; do
-		for f in "$1"/*.cmd; do
-			[ -e "$f" ] || continue
-			req=${f%.cmd}
-			mv "$f" "$req.run"
-			(
-				rc=0
-				unshare --uts sh -c 'hostname "$1"; exec sh -c "$2"' pair-rsh \
-					"pair-$PAIR_ROLE" "$(cat "$req.run")" >"$req.out" 2>"$req.err" </dev/null || rc=$?
-				echo "$rc" >"$req.rc.tmp"
-				mv "$req.rc.tmp" "$req.rc"
-			) &
-		done
-		sleep 0.2
-	done
-}

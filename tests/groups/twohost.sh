@@ -20,9 +20,7 @@
 # The apps group's user-space stacks between the two kernels
 # (tests/lib-apps.sh, pair_split): qperf, UCX (UCT, UCP, io_demo) and
 # libfabric (verbs msg and dgram, rxm), each server in guest a and each
-# client in guest b; Open MPI (over UCX and over libfabric's rxm),
-# MPICH and NetPIPE with half the ranks in each guest, their launchers
-# reaching guest a through tests/pair-rsh.sh.
+# client in guest b.
 #
 # SMC-R (net/smc) between the two guests over IPv4, one PNET ID in both:
 # an unmodified TCP program over AF_SMC (tests/lib-smc.sh).  The cm
@@ -239,7 +237,7 @@ test_smc_ipv4() {
 # (io_demo's data check included) on IPv4 (qperf opens its connections
 # over IPv4 only, io_demo cannot name an IPv6 server); libfabric's
 # fi_pingpong -c on verbs msg and dgram and rxm on IPv6.  About 4
-# minutes with mpi_ipv6.
+# minutes for the two.
 test_stacks_ipv4() {
 	pair_topo 1500
 	pair_split
@@ -247,27 +245,6 @@ test_stacks_ipv4() {
 	apps_qperf
 	apps_ucx_uct
 	apps_ucx_ucp
-}
-
-# MPI between the two guests: the launcher in guest b, half the ranks in
-# each guest, the launchers' daemons started in guest a through
-# tests/pair-rsh.sh (pair_rshd serves it there); sroce_mpi_test checks
-# every byte, on IPv6 GIDs: Open MPI over UCX (2 and 4 ranks) and over
-# libfabric's rxm, MPICH over UCX; NetPIPE's integrity check.
-test_mpi_ipv6() {
-	pair_topo 1500
-	pair_split
-	pair_rshd
-	RDMA_SRV_WAIT=120
-	APPS_RSH=$SROCE_ROOT/tests/pair-rsh.sh
-	APPS_HOST1=$RDMA_IP1 APPS_HOST2=$RDMA_IP2
-	APPS_MPI_NET=10.8.0.0/24 APPS_MPI_IFACE=eth0
-	apps_ipv6
-	ompi_ucx 2
-	ompi_ucx 4
-	netpipe
-	mpich_ucx 2
-	ompi_ofi 'verbs;ofi_rxm' 2
 }
 
 # libfabric's ofi_rxd is left out between the guests: its fi_pingpong
