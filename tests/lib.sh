@@ -798,6 +798,16 @@ tracefs_find() {
 	[ -d "$TRACEFS/events" ]
 }
 
+# sroce_events_off: every sroce trace event off, in whichever tracefs
+# mount has them (a test killed with them on leaves them so).
+sroce_events_off() {
+	local d
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ ! -w "$d/events/sroce/enable" ] || echo 0 >"$d/events/sroce/enable"
+	done
+	return 0
+}
+
 # Host groups (style, provider checks) run where no module can be loaded;
 # only guest groups own a kernel to reset and a kernel log to check.
 t_in_guest() { [ -e /proc/modules ] && [ -w /dev/kmsg ]; }

@@ -33,14 +33,10 @@ RDMA_TOOL_TIMEOUT=600
 # a lossy wire may legitimately delay; the rc group runs them).
 FAULT_CASES=send,send_imm,send_sge,send_unsignaled,rdma_write,rdma_write_imm,rdma_read,rdma_read_sge,atomic_cas,atomic_faa,wr_api,fill_sq,many_qps
 
+# faults_trace's events off too, should its test have been killed.
 t_group_reset() {
-	local d
 	nvme_reset
-	# faults_trace's events, should its test have been killed.
-	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		[ ! -w "$d/events/sroce/enable" ] || echo 0 >"$d/events/sroce/enable"
-	done
-	return 0
+	sroce_events_off
 }
 # The RC transport resends what the wire loses; nothing of it may reach
 # NVMe-oF (test_nvme): no controller reset, reconnect or timeout

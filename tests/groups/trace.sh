@@ -42,8 +42,8 @@ TRACE_BUF_SAVE=/tmp/sroce-trace-buffer-kb
 
 t_group_reset() {
 	local d
+	sroce_events_off
 	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-		[ -w "$d/events/sroce/enable" ] && echo 0 >"$d/events/sroce/enable"
 		if [ -s "$TRACE_BUF_SAVE" ] && [ -w "$d/buffer_size_kb" ]; then
 			cat "$TRACE_BUF_SAVE" >"$d/buffer_size_kb"
 			rm -f "$TRACE_BUF_SAVE"
