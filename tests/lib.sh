@@ -354,18 +354,18 @@ link_ready() {
 		[ -z "$(ip -n "$1" -6 addr show dev "$2" tentative)" ]
 }
 
-# pin_neighbours DEV NS: the other end of DEV's veth (topo_two_hosts,
-# topo_wire; NS "-" for the initial namespace) entered as a permanent
-# neighbour of DEV, for each of its addresses.  For tests where address
-# resolution is not under test: ib_core gives a QP's move to RTR one
-# second to find the destination MAC (ibv_modify_qp fails with ETIMEDOUT
-# after that), an ARP request lost to netem costs the kernel a one-second
-# retransmission (CI saw it at 5% loss), and a packet sent while its
-# neighbour is unresolved waits in a queue and can come out behind later
-# ones.
+# pin_neighbours DEV NS [PEER PNS]: the other end of DEV's veth
+# (topo_two_hosts, topo_wire; NS "-" for the initial namespace), or PEER in
+# namespace PNS, entered as a permanent neighbour of DEV, for each of its
+# addresses.  For tests where address resolution is not under test:
+# ib_core gives a QP's move to RTR one second to find the destination MAC
+# (ibv_modify_qp fails with ETIMEDOUT after that), an ARP request lost to
+# netem costs the kernel a one-second retransmission (CI saw it at 5%
+# loss), and a packet sent while its neighbour is unresolved waits in a
+# queue and can come out behind later ones.
 pin_neighbours() {
-	local dev=$1 ns=$2 peer pns nsexec=() pexec=() mac a
-	case $dev in
+	local dev=$1 ns=$2 peer=${3:-} pns=${4:-} nsexec=() pexec=() mac a
+	[ -n "$peer" ] || case $dev in
 	st-v1) peer=st-v2 pns=$H2 ;;
 	st-v2) peer=st-v1 pns=$H1 ;;
 	st-w1) peer=st-w2 pns=- ;;
