@@ -24,6 +24,10 @@
 #                        build/debug-kernel; the first build takes long)
 #   make bench           sroce against rdma_rxe in one guest: table, JSON,
 #                        Documentation/performance-results.rst and plot
+#   make cc-plot         build/cc-fair_two.svg: two flows' throughput through
+#                        the cc group's bottleneck with congestion control
+#                        on and off, from the last run of cc/fair_two (run
+#                        first if build/test-results lacks its timelines)
 #   make install         install the module for KVER (extra/), depmod, the
 #                        provider, the link unit template, sroce(7)
 #   make uninstall       remove what make install installed
@@ -134,6 +138,20 @@ run: deps
 	$(MAKE) all
 	scripts/demo.sh
 
+# The timelines cc/fair_two leaves (tests/groups/cc.sh), drawn by
+# scripts/cc-plot.py; the test runs first if they are missing.
+CC_PLOT_CSV := build/test-results/cc-fair_two-on.csv build/test-results/cc-fair_two-off.csv
+
+cc-plot:
+	@if ! ls $(CC_PLOT_CSV) >/dev/null 2>&1; then \
+		$(MAKE) deps all && SROCE_TESTS=fair_two scripts/run-tests.sh cc || \
+			echo "cc-plot: cc/fair_two failed; drawing what it left"; \
+	fi
+	scripts/cc-plot.py --label "CC on" --label "CC off" \
+		--title "Two RC flows through a 20 Mb/s RED/ECN bottleneck (sroce_cc_flows, cc/fair_two)" \
+		$(CC_PLOT_CSV) -o build/cc-fair_two.svg
+	@echo "build/cc-fair_two.svg"
+
 # make install: for one kernel (KVER), without packages; make uninstall
 # removes exactly that.  The Debian packages (debian/, make packages) are
 # the way for every installed kernel.
@@ -163,4 +181,4 @@ clean:
 	$(MAKE) -C tests/progs clean
 	rm -rf build
 
-.PHONY: all module provider progs deps check check-core check-pair install uninstall packages check-packages check-7x check-trixie check-style check-debug bench run install clean
+.PHONY: all module provider progs deps check check-core check-pair install uninstall packages check-packages check-7x check-trixie check-style check-debug bench cc-plot run install clean

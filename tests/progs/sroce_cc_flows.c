@@ -6,13 +6,15 @@
  * usage: sroce_cc_flows -d DEV1 -D DEV2 [-g GID1] [-G GID2] [-n FLOWS]
  *                       [-t SECONDS] [-m write|send|read|ud] [-s SIZE]
  *                       [-q DEPTH] [-r RATE_KBPS] [-i INTERVAL_MS]
- *                       [-o CSV] [-T TIMEOUT]
+ *                       [-o CSV] [-T TIMEOUT] [-S STAGGER_S]
  *
  * One process opens DEV1 and DEV2 (in the shared RDMA namespace mode every
  * device is visible from every network namespace), connects FLOWS QP pairs
  * between them (default 1, at most 16) and moves data from DEV1's side to
  * DEV2's for SECONDS (default 20), keeping every flow's send queue DEPTH
- * work requests deep (default 16; 64 for ud):
+ * work requests deep (default 16; 64 for ud).  Flow I starts I x STAGGER_S
+ * seconds after the first (default 0), so that each finds the others
+ * going.  The modes:
  *
  *   write  RDMA WRITE WITH IMMEDIATE of SIZE bytes (default 64 KiB) from
  *          DEV1 into a ring of 2 x DEPTH slots on DEV2; the immediate data
@@ -114,6 +116,7 @@ struct flow {
 	unsigned int inflight;		/* work requests on the send queue */
 	uint64_t bytes;			/* checked during the measurement */
 	uint64_t drained;		/* checked after it */
+	double start;			/* when it may post its first */
 	double last_progress;
 	uint64_t last_seq;		/* ud: the last number that arrived */
 	uint64_t reordered;		/* ud */
@@ -130,7 +133,7 @@ static size_t rslot;			/* bytes of one slot on DEV2 */
 static unsigned int rd_atomic;
 static int ack_timeout = 17;
 static double t0, t_end;
-static unsigned int nint, interval_ms = 500;
+static unsigned int nint, interval_ms = 500, stagger_s;
 static uint64_t *ibytes;		/* [interval][flow] */
 static bool stopping, running;
 static double last_rx;			/* ud: the last datagram's arrival */
@@ -525,6 +528,8 @@ static void post_more(unsigned int fi)
 {
 	struct flow *f = &flows[fi];
 
+	if (now() < f->start)
+		return;
 	while (!stopping && f->inflight < depth &&
 	       (mode == UD || mode == READ || f->posted - f->verified < slots))
 		post_one(fi);
@@ -744,7 +749,7 @@ static void check_stalls(double t)
 	for (i = 0; i < nflows; i++) {
 		struct flow *f = &flows[i];
 
-		if (t - f->last_progress > STALL_S)
+		if (t > f->start && t - f->last_progress > STALL_S)
 			die("flow %d: nothing delivered for %d s (%llu posted, %llu checked, %u in flight)",
 			    i, STALL_S, (unsigned long long)f->posted,
 			    (unsigned long long)f->verified, f->inflight);
@@ -765,7 +770,8 @@ static void run(void)
 	t_end = t0 + (double)nint * interval_ms / 1000;
 	last_rx = t0;
 	for (i = 0; i < nflows; i++) {
-		flows[i].last_progress = t0;
+		flows[i].start = t0 + (double)i * stagger_s;
+		flows[i].last_progress = flows[i].start;
 		post_more((unsigned int)i);
 	}
 	for (;;) {
@@ -863,7 +869,7 @@ static void teardown(void)
 
 static __attribute__((noreturn)) void usage(const char *prog)
 {
-	die("usage: %s -d DEV1 -D DEV2 [-g GID1] [-G GID2] [-n FLOWS] [-t SECONDS] [-m write|send|read|ud] [-s SIZE] [-q DEPTH] [-r RATE_KBPS] [-i INTERVAL_MS] [-o CSV] [-T TIMEOUT]",
+	die("usage: %s -d DEV1 -D DEV2 [-g GID1] [-G GID2] [-n FLOWS] [-t SECONDS] [-m write|send|read|ud] [-s SIZE] [-q DEPTH] [-r RATE_KBPS] [-i INTERVAL_MS] [-o CSV] [-T TIMEOUT] [-S STAGGER_S]",
 	    prog);
 }
 
@@ -874,7 +880,7 @@ int main(int argc, char **argv)
 	int opt;
 
 	ends[0].gid_arg = ends[1].gid_arg = "1";
-	while ((opt = getopt(argc, argv, "d:D:g:G:n:t:m:s:q:r:i:o:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:D:g:G:n:t:m:s:q:r:i:o:T:S:")) != -1) {
 		switch (opt) {
 		case 'd': ends[0].name = optarg; break;
 		case 'D': ends[1].name = optarg; break;
@@ -894,6 +900,7 @@ int main(int argc, char **argv)
 		case 'i': interval_ms = (unsigned int)strtoul(optarg, NULL, 0); break;
 		case 'o': csv = optarg; break;
 		case 'T': ack_timeout = atoi(optarg); break;
+		case 'S': stagger_s = (unsigned int)strtoul(optarg, NULL, 0); break;
 		default: usage(argv[0]);
 		}
 	}
@@ -907,6 +914,8 @@ int main(int argc, char **argv)
 	nint = seconds * 1000 / interval_ms;
 	if (nint < 2)
 		die("-t %u with -i %u: fewer than two intervals", seconds, interval_ms);
+	if ((nflows - 1) * stagger_s >= seconds)
+		die("-S %u: flow %d would start after the end", stagger_s, nflows - 1);
 	ibytes = calloc((size_t)nint * nflows, sizeof(*ibytes));
 	if (!ibytes)
 		die("out of memory");
