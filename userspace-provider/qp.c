@@ -203,6 +203,45 @@ static void qp_resync_rings(struct sroce_qp *qp)
 	pthread_spin_unlock(&qp->rq.lock);
 }
 
+/*
+ * The rate limit travels in the extended command only (the legacy one
+ * stops at the standard attributes); everything else in the legacy one,
+ * as before.
+ */
+static int qp_modify_cmd(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			 int attr_mask)
+{
+	struct ib_uverbs_ex_modify_qp_resp resp;
+	struct ibv_modify_qp_ex cmd_ex = {};
+	struct ibv_modify_qp cmd = {};
+
+	if (!(attr_mask & IBV_QP_RATE_LIMIT))
+		return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd,
+					 sizeof(cmd));
+	return ibv_cmd_modify_qp_ex(ibqp, attr, attr_mask, &cmd_ex,
+				    sizeof(cmd_ex), &resp, sizeof(resp));
+}
+
+/**
+ * sroce_qp_modify_rate_limit() - modify_qp_rate_limit op
+ * @ibqp: an RC, UC or UD QP
+ * @attr: the limit in kb/s (0: none), between SROCE_RATE_LIMIT_MIN_KBPS
+ *	and SROCE_RATE_LIMIT_MAX_KBPS; the burst and packet size hints are
+ *	not used (sroce-abi.h)
+ *
+ * Return: 0, EINVAL for a limit out of range or a comp_mask this provider
+ * does not know, or another positive errno from the kernel.
+ */
+int sroce_qp_modify_rate_limit(struct ibv_qp *ibqp,
+			       struct ibv_qp_rate_limit_attr *attr)
+{
+	struct ibv_qp_attr qp_attr = { .rate_limit = attr->rate_limit };
+
+	if (attr->comp_mask)
+		return EINVAL;
+	return qp_modify_cmd(ibqp, &qp_attr, IBV_QP_RATE_LIMIT);
+}
+
 /**
  * sroce_qp_modify() - modify_qp op
  * @ibqp: QP
@@ -219,10 +258,9 @@ static void qp_resync_rings(struct sroce_qp *qp)
 int sroce_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask)
 {
-	struct ibv_modify_qp cmd = {};
 	int ret;
 
-	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = qp_modify_cmd(ibqp, attr, attr_mask);
 	if (ret)
 		return ret;
 

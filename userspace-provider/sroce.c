@@ -46,7 +46,8 @@ static void format_fw_ver(char *buf, size_t size, uint64_t raw)
  * sroce_query_device_ex() - query_device_ex op; also serves ibv_query_device()
  * @ibctx: context
  * @input: extension input; libibverbs rejects a non-zero comp_mask
- * @attr: filled from the kernel's QUERY_DEVICE response
+ * @attr: filled from the kernel's QUERY_DEVICE response, and with the
+ *	packet pacing capabilities the ABI defines (sroce-abi.h)
  * @attr_size: size of @attr the caller knows about
  *
  * Return: 0 or a positive errno.
@@ -67,6 +68,16 @@ static int sroce_query_device_ex(struct ibv_context *ibctx,
 
 	format_fw_ver(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
 		      resp.base.fw_ver);
+	if (attr_size >= offsetof(struct ibv_device_attr_ex,
+				  packet_pacing_caps) +
+			 sizeof(attr->packet_pacing_caps)) {
+		attr->packet_pacing_caps.qp_rate_limit_min =
+			SROCE_RATE_LIMIT_MIN_KBPS;
+		attr->packet_pacing_caps.qp_rate_limit_max =
+			SROCE_RATE_LIMIT_MAX_KBPS;
+		attr->packet_pacing_caps.supported_qpts =
+			1 << IBV_QPT_RC | 1 << IBV_QPT_UC | 1 << IBV_QPT_UD;
+	}
 	return 0;
 }
 
@@ -359,6 +370,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
 	.modify_qp = sroce_qp_modify,
+	.modify_qp_rate_limit = sroce_qp_modify_rate_limit,
 	.modify_srq = sroce_srq_modify,
 	.poll_cq = sroce_cq_poll,
 	.post_recv = sroce_rq_post,

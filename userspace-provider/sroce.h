@@ -325,6 +325,8 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr);
 int sroce_qp_modify(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask);
+int sroce_qp_modify_rate_limit(struct ibv_qp *ibqp,
+			       struct ibv_qp_rate_limit_attr *attr);
 int sroce_qp_query(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int sroce_qp_destroy(struct ibv_qp *ibqp);

@@ -434,6 +434,12 @@ struct ibv_modify_qp {
 	struct ib_uverbs_modify_qp	core_payload;
 };
 
+struct ibv_modify_qp_ex {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_ex_cmd_hdr	ex_hdr;
+	struct ib_uverbs_ex_modify_qp	core_payload;
+};
+
 struct ibv_query_qp {
 	struct ib_uverbs_cmd_hdr	hdr;
 	struct ib_uverbs_query_qp	core_payload;
@@ -600,6 +606,11 @@ int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);
+int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_modify_qp_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_modify_qp_resp *resp,
+			 size_t resp_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
@@ -755,6 +766,8 @@ _Static_assert(sizeof(struct ib_uverbs_ex_cmd_hdr) == 16,
 	       "uverbs extended header size");
 _Static_assert(offsetof(struct ibv_create_cq_ex, core_payload) == 24 &&
 	       sizeof(struct ibv_create_cq_ex) == 56, "ibv_create_cq_ex size");
+_Static_assert(offsetof(struct ibv_modify_qp_ex, core_payload) == 24 &&
+	       sizeof(struct ibv_modify_qp_ex) == 144, "ibv_modify_qp_ex size");
 
 /* Core responses; driver data follows each directly. */
 _Static_assert(sizeof(struct ib_uverbs_create_cq_resp) == 8,
@@ -771,5 +784,7 @@ _Static_assert(sizeof(struct ib_uverbs_create_ah_resp) == 4,
 	       "create_ah response size");
 _Static_assert(sizeof(struct ib_uverbs_reg_mr_resp) == 12,
 	       "reg_mr response size");
+_Static_assert(sizeof(struct ib_uverbs_ex_modify_qp_resp) == 8,
+	       "ex_modify_qp response size");
 
 #endif /* SROCE_VERBS_PRIVATE_H */

@@ -61,9 +61,16 @@ struct sroce_dev;
  * rx_drop_seq: dropped without a word, RC request past the expected PSN
  *	while a PSN sequence or RNR NAK is outstanding (the packet that
  *	caused the NAK is counted in seq_naks_sent or rnr_naks_sent)
- * rp_cnp_ignored: congestion notification packets received; sroce does
- *	not throttle its sending yet, so this is all they do (the name is the
- *	one RoCE NICs give the reaction point's count)
+ * rp_cnp_ignored: congestion notification packets (CNPs) received and not
+ *	acted on: the reaction point is off (cc/rp_enable), or the CNP names
+ *	no QP of this device that sends, or comes from another address than
+ *	a connected QP's peer
+ * rp_cnp_handled: CNPs the reaction point took (cc.c)
+ * rp_rate_cuts: rate cuts they caused (at most one per QP per
+ *	rate_reduce_monitor_period)
+ * np_ecn_marked_roce_packets: packets received marked CE (congestion
+ *	experienced) that passed every check of the receive path for their QP
+ * np_cnp_sent: CNPs the notification point sent for them (cnp.c)
  * rx_ud_recv: UD datagrams that consumed a receive WQE (one per attached
  *	QP for multicast), with a successful or an error completion
  * rx_rc_uc_packets: RC and UC packets that passed every check of the
@@ -92,9 +99,9 @@ struct sroce_dev;
  *
  * Every packet sroce drops is counted where it is dropped: in an rx_drop_*
  * counter, rx_dup_resp, or, for an RC request it refuses with a NAK, in
- * the NAK's counter; a CNP it takes no action on in rp_cnp_ignored.  So
+ * the NAK's counter; a CNP in rp_cnp_ignored or rp_cnp_handled.  So
  * every datagram in rx_packets ends in exactly one of the receive path's
- * drop counters, rp_cnp_ignored, rx_drop_qkey, rx_drop_no_recv, rx_ud_recv
+ * drop counters, rp_cnp_ignored, rp_cnp_handled, rx_drop_qkey, rx_drop_no_recv, rx_ud_recv
  * or rx_rc_uc_packets (a multicast datagram in one of them per attached QP).
  */
 #define SROCE_COUNTERS (						\
@@ -120,6 +127,10 @@ struct sroce_dev;
 	SROCE_COUNTER(RX_DROP_MCAST, rx_drop_mcast)			\
 	SROCE_COUNTER(RX_DROP_SEQ, rx_drop_seq)				\
 	SROCE_COUNTER(RP_CNP_IGNORED, rp_cnp_ignored)			\
+	SROCE_COUNTER(RP_CNP_HANDLED, rp_cnp_handled)			\
+	SROCE_COUNTER(RP_RATE_CUTS, rp_rate_cuts)			\
+	SROCE_COUNTER(NP_ECN_MARKED, np_ecn_marked_roce_packets)	\
+	SROCE_COUNTER(NP_CNP_SENT, np_cnp_sent)				\
 	SROCE_COUNTER(RX_UD_RECV, rx_ud_recv)				\
 	SROCE_COUNTER(RX_RC_UC_PACKETS, rx_rc_uc_packets)		\
 	SROCE_COUNTER(TX_PACKETS, tx_packets)				\

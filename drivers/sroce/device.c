@@ -238,6 +238,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = SROCE_DRIVER_ID,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+	.device_group = &sroce_cc_attr_group,
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
@@ -374,6 +375,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 			    ndev->dev_addr);
 	/* The limits first: the pools enforce two of them. */
 	sroce_dev_init_attr(sdev);
+	sroce_cc_params_init(sdev);
 	sroce_pool_init(&sdev->qp_pool, SROCE_QPN_MIN, sroce_qpn_last(),
 			sdev->attr.max_qp);
 	sroce_pool_init(&sdev->mr_pool, 1, SROCE_MW_INDEX_BASE - 1,
@@ -544,6 +546,7 @@ static void sroce_dev_port_speed_update(struct sroce_dev *sdev,
 	sroce_speed_from_netdev(mbps, &speed, &width);
 	WRITE_ONCE(sdev->port_speed, speed);
 	WRITE_ONCE(sdev->port_width, width);
+	WRITE_ONCE(sdev->link_mbps, mbps);
 }
 
 static void sroce_dev_port_event(struct sroce_dev *sdev,

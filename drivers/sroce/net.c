@@ -510,7 +510,7 @@ static void sroce_push_udp(struct sk_buff *skb, u16 sport)
 }
 
 static void sroce_push_ip4(struct net *net, struct sk_buff *skb,
-			   const struct sroce_av *av, __be32 saddr,
+			   const struct sroce_av *av, u8 tos, __be32 saddr,
 			   __be32 daddr)
 {
 	struct iphdr *iph;
@@ -519,7 +519,7 @@ static void sroce_push_ip4(struct net *net, struct sk_buff *skb,
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = av->tos;
+	iph->tos = tos;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
 	iph->ttl = av->ttl;
@@ -531,14 +531,15 @@ static void sroce_push_ip4(struct net *net, struct sk_buff *skb,
 	skb->protocol = htons(ETH_P_IP);
 }
 
-static void sroce_push_ip6(struct sk_buff *skb, const struct sroce_av *av)
+static void sroce_push_ip6(struct sk_buff *skb, const struct sroce_av *av,
+			   u8 tos)
 {
 	struct ipv6hdr *ip6h;
 	unsigned int paylen = skb->len;
 
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
-	ip6_flow_hdr(ip6h, av->tos, htonl(av->flow_label));
+	ip6_flow_hdr(ip6h, tos, htonl(av->flow_label));
 	ip6h->payload_len = htons(paylen);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->ttl;
@@ -605,7 +606,7 @@ static struct dst_cache *sroce_xmit_cache(struct sroce_qp *qp)
 
 static int sroce_xmit4(struct net *net, struct net_device *ndev,
 		       struct sroce_qp *qp, const struct sroce_av *av,
-		       struct sk_buff *skb, u16 sport)
+		       struct sk_buff *skb, u16 sport, u8 tos)
 {
 	struct dst_cache *cache = sroce_xmit_cache(qp);
 	__be32 saddr = av->saddr.s6_addr32[3];
@@ -632,7 +633,7 @@ static int sroce_xmit4(struct net *net, struct net_device *ndev,
 			dst_cache_set_ip4(cache, &rt->dst, saddr);
 	}
 	sroce_push_udp(skb, sport);
-	sroce_push_ip4(net, skb, av, saddr, daddr);
+	sroce_push_ip4(net, skb, av, tos, saddr, daddr);
 	if (rt->rt_type == RTN_LOCAL) {
 		ip_rt_put(rt);
 		return sroce_net_deliver_local(net, av, skb);
@@ -646,7 +647,7 @@ static int sroce_xmit4(struct net *net, struct net_device *ndev,
 
 static int sroce_xmit6(struct net *net, struct net_device *ndev,
 		       struct sroce_qp *qp, const struct sroce_av *av,
-		       struct sk_buff *skb, u16 sport)
+		       struct sk_buff *skb, u16 sport, u8 tos)
 {
 	struct dst_cache *cache = sroce_xmit_cache(qp);
 	struct dst_entry *dst = NULL;
@@ -672,7 +673,7 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
 	}
 	local = dst->dev->flags & IFF_LOOPBACK;
 	sroce_push_udp(skb, sport);
-	sroce_push_ip6(skb, av);
+	sroce_push_ip6(skb, av, tos);
 	if (local) {
 		dst_release(dst);
 		return sroce_net_deliver_local(net, av, skb);
@@ -693,7 +694,8 @@ static int sroce_xmit6(struct net *net, struct net_device *ndev,
  * @skb: the packet from the BTH to the ICRC field, from
  *	sroce_net_alloc_skb(); consumed
  *
- * Adds the UDP and IP headers and the ICRC and sends the packet through
+ * Adds the UDP and IP headers (ECN-capable while the device's reaction
+ * point is on: sroce_cc_tos()) and the ICRC and sends the packet through
  * the IP stack of the device's namespace; a packet for an address of this
  * host goes straight to the owning device's receive path instead, without
  * an ICRC.  Every packet is traced (sroce_tx) before it is sent; one that
@@ -707,6 +709,7 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_qp *qp,
 		   const struct sroce_av *av, struct sk_buff *skb)
 {
 	u16 sport = qp ? qp->sport : IB_ROCE_UDP_ENCAP_VALID_PORT_MIN;
+	u8 tos = sroce_cc_tos(sdev, av->tos);
 	struct net_device *ndev;
 	struct net *net;
 	int err;
@@ -725,9 +728,9 @@ int sroce_net_xmit(struct sroce_dev *sdev, struct sroce_qp *qp,
 	skb->dev = ndev;
 	skb->priority = rt_tos2priority(av->tos);
 	if (av->network_type == RDMA_NETWORK_IPV4)
-		err = sroce_xmit4(net, ndev, qp, av, skb, sport);
+		err = sroce_xmit4(net, ndev, qp, av, skb, sport, tos);
 	else
-		err = sroce_xmit6(net, ndev, qp, av, skb, sport);
+		err = sroce_xmit6(net, ndev, qp, av, skb, sport, tos);
 	rcu_read_unlock();
 out:
 	local_bh_enable();

@@ -150,7 +150,7 @@ void sroce_resp_nak_sent(struct sroce_qp *qp, u8 syndrome, u32 psn)
 
 static void sroce_resp_sched(struct sroce_qp *qp)
 {
-	if (qp->dead)
+	if (READ_ONCE(qp->dead))
 		return;
 	refcount_inc(&qp->ref);
 	if (!queue_work(sroce_resp_wq, &qp->resp.work))
@@ -401,6 +401,11 @@ static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
 						  res->first_psn, true,
 						  res->orig);
 		}
+		/* READ data waits for the pacer; what is owed after it too. */
+		if (!sroce_cc_may_send(qp, SROCE_CC_RESP)) {
+			qp->resp.paced = true;
+			return NULL;
+		}
 		skb = sroce_resp_read_next(qp, res, &stale);
 		if (!stale)
 			return skb;
@@ -420,7 +425,9 @@ static struct sk_buff *sroce_resp_next_owed(struct sroce_qp *qp)
  * One sender at a time (resp.owed_busy): a packet is built under the lock
  * and sent after it, so two senders could reorder the wire.  ACKs made
  * meanwhile are held back and sent here, after the responses owed before
- * them.
+ * them.  Every packet sent here counts against the QP's rate (cc.c); when
+ * the pacer holds READ data back, the pacer runs the responder's work
+ * again.
  *
  * Context: Softirq or process context; the caller does not hold
  * qp->resp.lock. Takes it (with _bh).
@@ -436,16 +443,29 @@ void sroce_resp_flush_owed(struct sroce_qp *qp, int budget)
 		return;
 	}
 	qp->resp.owed_busy = true;
+	qp->resp.paced = false;
 	while (budget-- > 0 && (skb = sroce_resp_next_owed(qp))) {
+		sroce_cc_sent(qp, skb->len);
 		spin_unlock_bh(&qp->resp.lock);
 		sroce_net_xmit(sroce_qp_dev(qp), qp, &qp->av, skb);
 		spin_lock_bh(&qp->resp.lock);
 	}
 	qp->resp.owed_busy = false;
-	more = qp->resp.queued || qp->resp.pending.valid;
+	more = !qp->resp.paced && (qp->resp.queued || qp->resp.pending.valid);
 	spin_unlock_bh(&qp->resp.lock);
 	if (more)
 		sroce_resp_sched(qp);
+}
+
+/**
+ * sroce_resp_kick() - have the responder's work send what is owed
+ * @qp: the RC QP
+ *
+ * Context: Any context.
+ */
+void sroce_resp_kick(struct sroce_qp *qp)
+{
+	sroce_resp_sched(qp);
 }
 
 /**

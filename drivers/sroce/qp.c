@@ -159,6 +159,7 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 	INIT_WORK(&qp->resp.work, sroce_resp_work);
 	timer_setup(&qp->retrans_timer, sroce_comp_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_comp_rnr_timer, 0);
+	sroce_cc_qp_init(qp);
 }
 
 static int sroce_qp_alloc_queues(struct sroce_qp *qp,
@@ -360,6 +361,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->timeout = qp->timeout;
 	attr->retry_cnt = qp->retry_cnt;
 	attr->rnr_retry = qp->rnr_retry;
+	attr->rate_limit = READ_ONCE(qp->cc.limit_kbps);
 	attr->sq_draining = attr->qp_state == IB_QPS_SQD &&
 			    qp->sq.cons != qp->sq.prod;
 	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
@@ -385,6 +387,7 @@ struct sroce_qp_res {
 	bool have_rq, have_wqe;
 	struct sroce_req req;
 	struct sroce_comp comp;
+	struct sroce_cc_res cc;
 };
 
 /*
@@ -418,6 +421,20 @@ static void sroce_qp_res_snapshot(struct sroce_qp *qp, struct sroce_qp_res *r)
 	r->have_wqe = qp->resp.have_wqe;
 	sroce_qp_res_rq(qp, r);
 	spin_unlock_bh(&qp->resp.lock);
+	sroce_cc_res(qp, &r->cc);
+}
+
+/* The rates: paced to, limited to, DCQCN's current and target, alpha. */
+static int sroce_qp_res_put_cc(struct sk_buff *msg,
+			       const struct sroce_qp_res *r)
+{
+	if (rdma_nl_put_driver_u32(msg, "rate_kbps", r->cc.pace_kbps) ||
+	    rdma_nl_put_driver_u32(msg, "rate_limit_kbps", r->cc.limit_kbps) ||
+	    rdma_nl_put_driver_u32(msg, "cc_rate_kbps", r->cc.rc_kbps) ||
+	    rdma_nl_put_driver_u32(msg, "cc_target_kbps", r->cc.rt_kbps) ||
+	    rdma_nl_put_driver_u32(msg, "cc_alpha", r->cc.alpha))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /* The receive side's part of the QP's entry. */
@@ -446,9 +463,12 @@ static int sroce_qp_res_put_rq(struct sk_buff *msg,
  * ring, and not yet completed), where the
  * requester and completer stand, the retries left, and the receive
  * queue's indices (a QP on an SRQ has none of its own) and whether a
- * receive is being filled.
+ * receive is being filled; and its rates (cc.c), in kb/s: rate_kbps, what
+ * the pacer holds it to (0: not paced), rate_limit_kbps (0: none), and
+ * DCQCN's cc_rate_kbps and cc_target_kbps (the maximum while not cut) with
+ * cc_alpha in 1/1024ths.
  *
- * Context: Process context. Takes qp->sq.lock and qp->resp.lock.
+ * Context: Process context. Takes qp->sq.lock, qp->resp.lock, qp->cc.lock.
  * Return: 0, or -EMSGSIZE when @msg is full.
  */
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
@@ -476,7 +496,7 @@ int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "stalled", r.req.stalled) ||
 	    rdma_nl_put_driver_u32(msg, "retry", r.req.retry) ||
 	    rdma_nl_put_driver_u32(msg, "rnr_wait", r.comp.rnr_wait) ||
-	    sroce_qp_res_put_rq(msg, &r)) {
+	    sroce_qp_res_put_rq(msg, &r) || sroce_qp_res_put_cc(msg, &r)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}
@@ -499,6 +519,7 @@ static void sroce_qp_make_dead(struct sroce_qp *qp)
 	synchronize_rcu();
 	timer_delete_sync(&qp->retrans_timer);
 	timer_delete_sync(&qp->rnr_timer);
+	sroce_cc_qp_stop(qp);
 	if (cancel_work_sync(&qp->req_work))
 		sroce_qp_put(qp);
 	if (cancel_work_sync(&qp->event_work))

@@ -218,6 +218,24 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 		sroce_rq_discard(&qp->rq);
 	sroce_resp_reset(qp);
 	spin_unlock_bh(&qp->resp.lock);
+	sroce_cc_reset(qp);
+}
+
+/*
+ * A rate limit (in kb/s, 0: none) paces what an RC, UC or UD QP sends
+ * (cc.c), whatever its state; ib_modify_qp_is_ok() knows it for raw packet
+ * QPs only, so sroce checks it itself.
+ */
+static int sroce_qp_check_rate_limit(struct sroce_qp *qp, u32 kbps)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
+	if (type != IB_QPT_RC && type != IB_QPT_UC && type != IB_QPT_UD)
+		return -EOPNOTSUPP;
+	if (kbps && (kbps < SROCE_CC_LIMIT_MIN_KBPS ||
+		     kbps > SROCE_CC_LIMIT_MAX_KBPS))
+		return -EINVAL;
+	return 0;
 }
 
 static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
@@ -250,8 +268,10 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 				       IB_ACCESS_REMOTE_ATOMIC |
 				       IB_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
-	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | IB_QP_RATE_LIMIT))
+	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
 		return -EOPNOTSUPP;
+	if (mask & IB_QP_RATE_LIMIT)
+		return sroce_qp_check_rate_limit(qp, attr->rate_limit);
 	return 0;
 }
 
@@ -376,7 +396,8 @@ static int sroce_qp_transition(struct sroce_qp *qp, enum ib_qp_state cur,
  * Context: Process context. May sleep. Takes qp->modify_lock.
  * Return: 0, or -EINVAL (also for a wrong IB_QP_CUR_STATE, and when the
  * data path failed the QP while the transition was being made: it stays
- * ERR); -EOPNOTSUPP for path migration and rate limits.
+ * ERR, and for a rate limit out of range); -EOPNOTSUPP for path migration
+ * and for the rate limit of a QP that is not RC, UC or UD.
  */
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
@@ -396,7 +417,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	/* The caller's idea of the current state is checked, never believed. */
 	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur)
 		goto out_unlock;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type,
+				mask & ~IB_QP_RATE_LIMIT))
 		goto out_unlock;
 	err = sroce_qp_check_attr(qp, attr, mask);
 	if (err)
@@ -413,6 +435,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			goto out_unlock;
 	}
 	sroce_qp_apply_simple(qp, attr, mask);
+	if (mask & IB_QP_RATE_LIMIT)
+		sroce_cc_set_limit(qp, attr->rate_limit);
 	if (mask & IB_QP_STATE)
 		err = sroce_qp_transition(qp, cur, next, attr, mask);
 out_unlock:

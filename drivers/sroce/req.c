@@ -13,9 +13,10 @@
  * One step decides the next packet: take new user WQEs, go back if the
  * completer asked for a retry, then check the limits (SQ drain, fences,
  * outstanding READ/atomic credits, the window of unacknowledged packets)
- * and build the packet for the work request's kind.  A work request whose
- * packets are all sent is SENT (RC: the completer finishes it) or DONE (UC,
- * UD: nothing acknowledges it).
+ * and the pacer's schedule (cc.c: a paced QP stops here until the pacer's
+ * timer runs it again), and build the packet for the work request's kind.
+ * A work request whose packets are all sent is SENT (RC: the completer
+ * finishes it) or DONE (UC, UD: nothing acknowledges it).
  */
 #include <linux/skbuff.h>
 
@@ -31,6 +32,7 @@ enum sroce_req_step {
 	SROCE_REQ_PACKET,	/* a packet was built */
 	SROCE_REQ_IDLE,		/* nothing to send */
 	SROCE_REQ_STALLED,	/* waiting for the completer */
+	SROCE_REQ_PACED,	/* waiting for the pacer (cc.c) */
 	SROCE_REQ_FAILED,	/* the QP failed */
 };
 
@@ -475,6 +477,9 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 	}
 	if (!sroce_req_may_send(qp, w))
 		return SROCE_REQ_STALLED;
+	if (!sroce_wr_is_local(w->opcode) &&
+	    !sroce_cc_may_send(qp, SROCE_CC_REQ))
+		return SROCE_REQ_PACED;
 	switch (w->opcode) {
 	case IB_WR_RDMA_READ:
 		return sroce_req_read(qp, w, out);
@@ -500,8 +505,10 @@ static enum sroce_req_step sroce_req_once(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	step = sroce_req_step(qp, &out);
 	qp->req.stalled = step == SROCE_REQ_STALLED;
-	if (out.skb)
+	if (out.skb) {
 		sroce_req_arm_timer(qp);
+		sroce_cc_sent(qp, out.skb->len);
+	}
 	/* UC and UD requests, and local operations, finish here. */
 	sroce_comp_retire(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
@@ -558,13 +565,21 @@ static void sroce_req_run(struct sroce_qp *qp)
  * @qp: the QP
  *
  * For the doorbell of a user QP: the packets go out before the system call
- * returns, up to a budget; the work item sends the rest.
+ * returns, up to a budget; the work item sends the rest.  A QP the pacer
+ * holds to a rate (cc.c) is left to the work item altogether: its packets
+ * go out one by one as its schedule allows, and when two of them left from
+ * two CPUs (the system call's and the pacer's work), the second could
+ * overtake the first on the way to the wire.
  *
  * Context: Process context with interrupts enabled.
  */
 void sroce_req_kick(struct sroce_qp *qp)
 {
-	if (!READ_ONCE(qp->dead))
+	if (READ_ONCE(qp->dead))
+		return;
+	if (READ_ONCE(qp->cc.pace_kbps))
+		sroce_qp_sched_req(qp);
+	else
 		sroce_req_run(qp);
 }
 

@@ -50,9 +50,10 @@ static int sroce_rx_check_ip_udp(struct sk_buff *skb)
 }
 
 /*
- * A CNP: a congestion point saw ECN marks on what we sent it (BTH, 16
- * reserved bytes, ICRC).  sroce has no rate limiter to slow down yet; it
- * counts the CNP, whatever QP it names, and lets it go.
+ * A CNP: the notification point of a peer saw ECN marks on what we sent it
+ * (BTH, 16 reserved bytes, ICRC).  Well formed, it goes on to the reaction
+ * point of the QP it names (sroce_rx_cnp_qp()); the verdict is this
+ * counter, for a CNP, until then.
  */
 static enum sroce_counter sroce_rx_cnp(const struct sroce_pkt *pkt)
 {
@@ -167,13 +168,44 @@ static enum sroce_counter sroce_rx_validate(struct sroce_pkt *pkt, bool icrc)
 	return sroce_rx_parse(pkt);
 }
 
+/* A CNP's QP: one of the device's that sends, and from its peer. */
+static bool sroce_rx_cnp_ok(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	u8 state = READ_ONCE(qp->state);
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC &&
+	    qp->ibqp.qp_type != IB_QPT_UD)
+		return false;
+	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return false;
+	return sroce_rx_peer_ok(qp, skb);
+}
+
+/* The reaction point of the QP a CNP names; the counter it ends in. */
+static enum sroce_counter sroce_rx_cnp_qp(struct sroce_pkt *pkt)
+{
+	enum sroce_counter why = SROCE_CNT_RP_CNP_IGNORED;
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = sroce_qp_get_rcu(pkt->sdev, sroce_bth_qpn(pkt->bth));
+	rcu_read_unlock();
+	if (!qp)
+		return why;
+	if (sroce_rx_cnp_ok(qp, pkt->skb) && sroce_cc_cnp(qp))
+		why = SROCE_CNT_RP_CNP_HANDLED;
+	sroce_qp_put(qp);
+	return why;
+}
+
 /**
  * sroce_rx_to_qp() - hand a validated packet to its QP's transport
  * @pkt: the packet; pkt->qp is the destination QP, referenced by the caller
  *
  * The packet is checked against the QP first (transport, state, P_Key,
- * peer address); a mismatch is counted and the packet left alone.  The
- * caller keeps the skb.
+ * peer address); a mismatch is counted and the packet left alone.  One
+ * that passes and arrived marked CE goes by the notification point
+ * (cnp.c) first.  The caller keeps the skb.
  *
  * Context: Softirq, or process context with BH disabled.
  */
@@ -181,9 +213,12 @@ void sroce_rx_to_qp(struct sroce_pkt *pkt)
 {
 	enum sroce_counter why = sroce_rx_check_qp(pkt);
 
-	if (why != SROCE_CNT_MAX)
+	if (why != SROCE_CNT_MAX) {
 		sroce_drop_pkt(pkt, why);
-	else if (pkt->info->flags & SROCE_OPF_REQ)
+		return;
+	}
+	sroce_cnp_rx_ce(pkt);
+	if (pkt->info->flags & SROCE_OPF_REQ)
 		sroce_resp_rcv(pkt);
 	else
 		sroce_comp_rcv(pkt);
@@ -199,7 +234,7 @@ static void sroce_rx_one(struct sroce_dev *sdev, struct sk_buff *skb,
 	why = sroce_rx_validate(&pkt, icrc);
 	trace_sroce_rx(&pkt);
 	if (why == SROCE_CNT_RP_CNP_IGNORED) {
-		sroce_count(sdev, why);
+		sroce_count(sdev, sroce_rx_cnp_qp(&pkt));
 		trace_sroce_cnp(&pkt);
 		kfree_skb(skb);
 		return;

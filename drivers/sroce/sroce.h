@@ -33,9 +33,11 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <net/dst_cache.h>
+#include <net/inet_ecn.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/sroce-abi.h>
 
+#include "cc.h"
 #include "counters.h"
 #include "hdr.h"
 #include "opcode.h"
@@ -152,6 +154,8 @@ struct sroce_mcast {
  * @port_speed: enum ib_port_speed nearest the netdev's link speed; same
  *	rules as @port_state
  * @port_width: enum ib_port_width going with @port_speed
+ * @link_mbps: the netdev's link speed in Mb/s (1000 when it has none): the
+ *	reaction point's maximum rate; same rules as @port_state
  * @num_pd: protection domains allocated, bounded by @attr.max_pd
  * @num_cq: completion queues allocated, bounded by @attr.max_cq
  * @num_srq: shared receive queues allocated, bounded by @attr.max_srq
@@ -163,6 +167,8 @@ struct sroce_mcast {
  * @mcast: multicast groups and the QPs attached to them
  * @stats: per-CPU event counters, see counters.h
  * @attr: what query_device reports; set at creation, then read-only
+ * @cc: congestion control parameters (enum sroce_cc_param); written by
+ *	sysfs (cc_params.c) and read with WRITE_ONCE()/READ_ONCE()
  */
 struct sroce_dev {
 	struct ib_device ibdev;
@@ -178,6 +184,7 @@ struct sroce_dev {
 	u32 active_mtu;
 	u16 port_speed;
 	u8 port_width;
+	u32 link_mbps;
 	atomic_t num_pd;
 	atomic_t num_cq;
 	atomic_t num_srq;
@@ -189,7 +196,40 @@ struct sroce_dev {
 	struct sroce_mcast mcast;
 	struct sroce_stats __percpu *stats;
 	struct ib_device_attr attr;
+	u32 cc[SROCE_CC_NR_PARAMS];
 };
+
+/**
+ * sroce_cc_param() - a congestion control parameter of a device
+ * @sdev: the device
+ * @p: which
+ *
+ * Context: Any context.
+ * Return: its value, in the units cc.h gives.
+ */
+static inline u32 sroce_cc_param(const struct sroce_dev *sdev,
+				 enum sroce_cc_param p)
+{
+	return READ_ONCE(sdev->cc[p]);
+}
+
+/**
+ * sroce_cc_tos() - the IP TOS/traffic class a packet goes out with
+ * @sdev: the device sending
+ * @tos: the address's traffic class
+ *
+ * ECN-capable, ECT(0), while the device's reaction point is on: it will
+ * act on the CNPs that marks bring back.
+ *
+ * Context: Any context.
+ * Return: @tos with the ECN field set.
+ */
+static inline u8 sroce_cc_tos(const struct sroce_dev *sdev, u8 tos)
+{
+	if (!sroce_cc_param(sdev, SROCE_CC_RP_ENABLE))
+		return tos;
+	return (tos & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+}
 
 /**
  * struct sroce_ucontext - one process's open device context
@@ -696,6 +736,8 @@ struct sroce_resp_ack {
  * @queued: resources with responses still to send
  * @owed_busy: someone is sending owed responses (only one may, or packets
  *	built in order could leave out of order)
+ * @paced: the last sender of owed responses stopped for the pacer, whose
+ *	timer runs @work again
  * @pending: the newest ACK/NAK held back while @queued is non-zero, so
  *	that responses leave in PSN order
  * @work: sends queued responses from process context
@@ -720,6 +762,7 @@ struct sroce_resp {
 	u32 res_next;
 	u32 queued;
 	bool owed_busy;
+	bool paced;
 	struct sroce_resp_ack pending;
 	struct work_struct work;
 };
@@ -784,6 +827,7 @@ struct sroce_resp {
  * @retrans_timer: local ACK timeout
  * @rnr_timer: RNR NAK wait
  * @dst_cache: route to @av.daddr
+ * @cc: the reaction point and pacer (cc.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -825,6 +869,7 @@ struct sroce_qp {
 	struct timer_list retrans_timer;
 	struct timer_list rnr_timer;
 	struct dst_cache dst_cache;
+	struct sroce_qp_cc cc;
 };
 
 /**
@@ -1120,6 +1165,7 @@ void sroce_resp_queue_res(struct sroce_qp *qp, struct sroce_resp_res *res,
 void sroce_resp_read_start(struct sroce_qp *qp, struct sroce_resp_res *res,
 			   u32 psn, u64 va, u32 len);
 void sroce_resp_flush_owed(struct sroce_qp *qp, int budget);
+void sroce_resp_kick(struct sroce_qp *qp);
 void sroce_resp_work(struct work_struct *work);
 int sroce_resp_size_res(struct sroce_qp *qp, u32 n);
 

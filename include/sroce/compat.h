@@ -20,6 +20,7 @@
 
 #include <linux/err.h>
 #include <linux/ethtool.h>
+#include <linux/hrtimer.h>
 #include <linux/limits.h>
 #include <linux/net.h>
 #include <linux/timer.h>
@@ -91,6 +92,23 @@ static inline struct ib_udata *sroce_create_cq_udata(struct ib_udata *udata)
 #else
 #define sroce_timer_container(var, timer, field) from_timer(var, timer, field)
 #endif
+
+/*
+ * 6.13 ("hrtimers: Introduce hrtimer_setup() to replace hrtimer_init()"):
+ * the callback is passed in; hrtimer_init() is gone in 7.x.  Probe:
+ * SROCE_HAVE_HRTIMER_SETUP.
+ */
+static inline void sroce_hrtimer_setup(struct hrtimer *timer,
+				       enum hrtimer_restart (*fn)(struct hrtimer *),
+				       clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef SROCE_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
 
 /*
  * 6.15 added a per-netdev instance lock, taken for "ops-locked" netdevs

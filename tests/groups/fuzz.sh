@@ -23,10 +23,11 @@
 #     received by sroce2 (rx_packets), less the ones to multicast groups
 #     no socket joined, which the IP layer drops;
 #   - each of them ended in exactly one counter of sroce2: a fuzz datagram
-#     in an rx_drop_* counter (a CNP in rp_cnp_ignored) or taken by a UD QP
-#     (rx_ud_recv: the sink, whose Q_Key the fuzzer knows, or the GSI QP
-#     with the GSI Q_Key), never by an RC/UC QP (rx_rc_uc_packets), whose
-#     address checks stop it; a real datagram taken by its QP (rping's CM
+#     in an rx_drop_* counter (a CNP in rp_cnp_ignored, or in
+#     rp_cnp_handled when it names the UD sink, which takes CNPs from
+#     anyone) or taken by a UD QP (rx_ud_recv: the sink, whose Q_Key the
+#     fuzzer knows, or the GSI QP with the GSI Q_Key), never by an RC/UC
+#     QP (rx_rc_uc_packets), whose address checks stop it; a real datagram taken by its QP (rping's CM
 #     MADs by the GSI QP) or, if it came after its QP was gone, in the
 #     same drop counters as the fuzz.  The sum is exact (fuzz_accounting);
 #     the real RC datagrams no QP took are bounded by what the
@@ -62,7 +63,7 @@ NO_GROUPS="239.9.9.9 ff0e::9"
 # rx_drop_resp, rx_drop_gap, rx_drop_uc and rx_drop_seq belong to the real
 # traffic alone.  A real RC packet that arrives after its QP is gone or
 # failed lands in these too (rx_drop_no_qp, rx_drop_qp_state).
-FUZZ_DROPS="rx_drop_short rx_drop_header rx_drop_icrc rx_drop_opcode rx_drop_no_qp rx_drop_qp_type rx_drop_qp_state rx_drop_address rx_drop_pkey rx_drop_qkey rx_drop_no_recv rx_drop_mcast rp_cnp_ignored"
+FUZZ_DROPS="rx_drop_short rx_drop_header rx_drop_icrc rx_drop_opcode rx_drop_no_qp rx_drop_qp_type rx_drop_qp_state rx_drop_address rx_drop_pkey rx_drop_qkey rx_drop_no_recv rx_drop_mcast rp_cnp_ignored rp_cnp_handled"
 
 # A veth hands each datagram to the receive backlog of the CPU that sent
 # it; when softirq work is pushed to ksoftirqd (a loaded emulated guest) the

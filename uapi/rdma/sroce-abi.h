@@ -185,6 +185,18 @@
 #define SROCE_DEVICE_NAME_PREFIX "sroce"
 
 /*
+ * Per-QP rate limits (IB_QP_RATE_LIMIT, ibv_modify_qp_rate_limit()), in
+ * kb/s: 0 removes the limit; any other value must lie in this range.  The
+ * provider reports the range as its packet pacing capabilities, for RC, UC
+ * and UD QPs.  The burst size and typical packet size of
+ * ibv_modify_qp_rate_limit() are hints sroce does not take: the pacer
+ * keeps a QP to its rate over any 2 ms, whatever its packet sizes (a QP
+ * that was idle may send 2 ms worth at once).
+ */
+#define SROCE_RATE_LIMIT_MIN_KBPS 1000
+#define SROCE_RATE_LIMIT_MAX_KBPS 100000000
+
+/*
  * Capabilities announced in the GET_CONTEXT response's features mask: none
  * is defined yet.  A provider must ignore bits it does not know.
  */

@@ -338,9 +338,10 @@ int sc_uc_req_messages(const struct vconf *c)
 
 /*
  * cnp - a congestion notification packet for the victim QP (BTH opcode
- * 0x81, 16 reserved bytes): counted in rp_cnp_ignored, as sroce has no
- * congestion control to act on it yet; one cut short (8 bytes) is
- * rx_drop_short.  Neither is answered nor moves the QP: a SEND is taken.
+ * 0x81, 16 reserved bytes) from its peer: its reaction point takes it
+ * (rp_cnp_handled) and cuts its rate (rp_rate_cuts); one cut short (8
+ * bytes) is rx_drop_short.  Neither is answered nor moves the QP: a SEND
+ * is taken.
  */
 int sc_cnp(const struct vconf *c)
 {
