@@ -9,7 +9,10 @@
 # "switch" that forwards between them, whose egress toward host 2 is
 # the bottleneck: tbf at CC_RATE with a RED queue that marks ECN-capable
 # packets CE (cc_topo draws it).  Not fq_codel: its per-flow queues would
-# share the link fairly whatever the senders did.
+# share the link fairly whatever the senders did.  DCQCN's parameters are
+# stretched to the emulated network's round trips (CC_PARAMS: with
+# ConnectX's defaults, made for microseconds, the rate never came near the
+# bottleneck's).
 #
 # The traffic is tests/progs/sroce_cc_flows: N flows of RC WRITEs, SENDs,
 # READs (data coming back as READ responses) or UD SENDs from sroce1 to
@@ -22,6 +25,8 @@
 # mark reaches sroce2 (while nothing is dropped behind it); every CNP
 # sroce2 sends reaches sroce1 (the way back has no queue).
 #
+#   knobs          the parameters in cc/ of sysfs: there, numbers, the
+#                  switches on by default and refusing what is not 0 or 1
 #   one_flow       CC on: marks, CNPs, cuts, next to no drops; CC off:
 #                  no marks, drops and retransmissions
 #   one_flow_ipv6  CC on over IPv6 GIDs
@@ -33,15 +38,16 @@
 #                  datagram accounted for
 #   read_paced     READ responses are paced: sroce1's responder QP takes
 #                  the CNPs
-#   rate_limit     ibv_modify_qp_rate_limit() on an uncongested path: the
-#                  flow's rate within 5% of the limit (WRITE requests and
-#                  READ responses)
+#   rate_limit     ibv_modify_qp_rate_limit() on an uncongested path: WRITE
+#                  requests within 5% of the limit, READ responses never
+#                  above it
 #   rxe_peer       against rdma_rxe, which has no congestion control: it
 #                  sends no CNP for CE-marked packets, and the CNPs sroce
 #                  sends it harm nothing
 #
-# Cost: about COST minutes of a 2-core machine (mostly the flows' own
-# time: 15 to 30 s each, under emulation).
+# Cost: about 10 minutes of a 2-core machine, most of it the flows' own
+# time (15 to 30 s each, with CC off up to a minute: what is in flight
+# crawls out at 1 Mb/s).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rdma.sh"
 
@@ -50,23 +56,59 @@
 SW=sroce-sw
 CC_PROG=$SROCE_PROGS/sroce_cc_flows
 
-# The bottleneck.  sroce_cc_flows pushes 80 to 160 Mb/s through this
-# topology under emulation (one to four WRITE flows, no bottleneck, 2026-12):
-# 20 Mb/s is well below that, and still 2,300 packets a second.
+# The bottleneck.  sroce_cc_flows pushes 80 to 220 Mb/s through this
+# topology under emulation (one to four WRITE flows, no bottleneck,
+# 2026-11-28): 20 Mb/s is well below that, and still 2,300 packets a
+# second.
 CC_RATE=20mbit
-# RED: marks (ECN) or, for packets that are not ECN-capable, drops early
-# with a probability rising from 0 at an average queue of CC_RED_MIN bytes
-# to CC_RED_PROB at CC_RED_MAX, and beyond that always; the queue never
-# holds more than CC_RED_LIMIT bytes (tail drops, "pdrop").  At 20 Mb/s
-# 25 KB is 10 ms, the limit 200 ms: less than the RC QPs' local ACK
+# RED marks ECN-capable packets CE (and drops the others) with a
+# probability rising from 0 at an average queue of CC_RED_MIN bytes to
+# CC_RED_PROB at CC_RED_MAX, and every one beyond; the queue never holds
+# more than CC_RED_LIMIT bytes (tail drops, "pdrop").  At 20 Mb/s 10 KB is
+# 4 ms, 40 KB 16 ms, the limit 200 ms: less than the RC QPs' local ACK
 # timeout (sroce_cc_flows -T 17: 0.54 s), so a full queue alone never
 # times a QP out.
-CC_RED_MIN=25000
-CC_RED_MAX=75000
+CC_RED_MIN=10000
+CC_RED_MAX=40000
 CC_RED_LIMIT=500000
 CC_RED_PROB=0.1
-# A datagram's bytes on the wire at path MTU 1024: RED's average packet.
+# A packet's bytes on the wire at path MTU 1024: RED's average packet.
 CC_AVPKT=1100
+# How fast RED's average follows the queue: tc derives the EWMA weight from
+# it, here 1/8 (Wlog 3).  Under tbf RED never learns that its queue ran
+# empty (tbf peeks at it, and RED starts an idle period only when its own
+# dequeue finds nothing), so its average does not decay while the link is
+# idle: with tc's default (37 packets here, weight 1/32) the average stayed
+# above CC_RED_MAX across an RC QP's timeout, RED dropped every packet of
+# the retransmission, and with CC off RC QPs ended in retry-exceeded (4 of
+# 7 runs, 2026-11-28).  At 1/8 the average catches up within a few
+# packets of the retransmission: 0 of 3 failed, CC on as good as before.
+CC_RED_BURST=12
+
+# DCQCN's parameters for this network.  ConnectX's defaults (cc/ in sysfs)
+# are made for hardware, where a round trip takes microseconds; here a CNP
+# comes back 5 to 20 ms after its packet (4 to 16 ms in the queue, the rest
+# in the emulated stacks).  With the defaults the rate rises again within
+# 300 us of every cut, long before the next CNP can say whether the cut
+# was enough: one WRITE flow ran at 3.4 Gb/s in sroce's books, its queue
+# held at the RC window with 96% of its packets marked (no drops only
+# because RC stops at its window), and a UD flow lost 77% of its datagrams
+# at the bottleneck (2026-11-28).  So, per device:
+#   rpg_max_rate 200: the highest rate sroce reaches here, where a veth
+#       reports 10 Gb/s; a cut from 10 Gb/s would take six more to matter;
+#   rate_reduce_monitor_period, min_time_between_cnps, dce_tcp_rtt 10 ms:
+#       one cut (and one alpha step) per round trip of the CNP loop;
+#   rpg_time_reset 30 ms: the rate rises every three round trips;
+#   rpg_ai_rate, rpg_hai_rate 1 Mb/s: the smallest steps, 5% of the
+#       bottleneck;
+#   rpg_byte_reset 1 MiB: at 32 KB a flow's own bytes raised its rate every
+#       13 ms, and hyper increase let a UD flow run away (70% of its
+#       datagrams dropped).
+# With these, one WRITE or UD flow kept 16.5 to 18 Mb/s through the 20 Mb/s
+# bottleneck, four flows shared it with Jain's index 0.99 and above, and
+# nothing was dropped (2026-11-28, 12 runs).
+CC_PARAMS="rpg_max_rate=200 rate_reduce_monitor_period=10000 min_time_between_cnps=10000
+	dce_tcp_rtt=10000 rpg_time_reset=30000 rpg_ai_rate=1 rpg_hai_rate=1 rpg_byte_reset=1048576"
 
 # Drops allowed with CC on, in per mille of the packets that reached the
 # bottleneck: see cc_expect_paced.
@@ -177,21 +219,18 @@ cc_devices() {
 
 # cc_bottleneck: st-s2's egress, toward host 2, becomes the bottleneck.
 cc_bottleneck() {
-	local burst
-	# RED's burst (packets): what the average follows at once, the
-	# recommended (2 min + max) / (3 avpkt).
-	burst=$(((2 * CC_RED_MIN + CC_RED_MAX) / (3 * CC_AVPKT)))
 	run tc -n "$SW" qdisc replace dev st-s2 root handle 1: tbf rate "$CC_RATE" burst 16kb latency 1s
 	run tc -n "$SW" qdisc replace dev st-s2 parent 1:1 handle 10: red limit "$CC_RED_LIMIT" \
-		min "$CC_RED_MIN" max "$CC_RED_MAX" avpkt "$CC_AVPKT" burst "$burst" \
+		min "$CC_RED_MIN" max "$CC_RED_MAX" avpkt "$CC_AVPKT" burst "$CC_RED_BURST" \
 		probability "$CC_RED_PROB" bandwidth "$CC_RATE" ecn
 	CC_QDISC=st-s2
 }
 
-# cc_setup: the topology, both devices and the bottleneck.
+# cc_setup: the topology, both devices with CC_PARAMS, the bottleneck.
 cc_setup() {
 	cc_topo
 	cc_devices
+	cc_params
 	cc_bottleneck
 }
 
@@ -215,6 +254,17 @@ cc_knob() {
 	fi
 	read -r v <"$f"
 	echo "$v"
+}
+
+# cc_params: CC_PARAMS on both devices.
+cc_params() {
+	local d kv
+	for d in $CC_DEVS; do
+		for kv in $CC_PARAMS; do
+			cc_knob "$d" "${kv%%=*}" "${kv#*=}" >/dev/null
+		done
+	done
+	cc_show_knobs
 }
 
 # cc_enable 0|1: CC off (both the notification and the reaction point of
@@ -418,14 +468,39 @@ cc_expect_fair() {
 
 # --- the tests ---------------------------------------------------------------------
 
-# One WRITE flow, CC on and then off.
+# The parameters of the interface (Documentation/admin-guide.rst), each a
+# number; both switches on by default, taking 0 and 1 and refusing
+# anything else, unchanged by a refused write.
+test_knobs() {
+	local d k v
+	topo_loopback
+	d=sroce0
+	for k in np_enable rp_enable min_time_between_cnps cnp_dscp dce_tcp_g dce_tcp_rtt \
+		initial_alpha_value rate_to_set_on_first_cnp rpg_min_dec_fac rpg_min_rate rpg_gd \
+		rate_reduce_monitor_period rpg_time_reset rpg_byte_reset rpg_threshold rpg_ai_rate \
+		rpg_hai_rate rpg_max_rate clamp_tgt_rate clamp_tgt_rate_after_time_inc; do
+		v=$(cc_knob "$d" "$k")
+		[[ $v =~ ^[0-9]+$ ]] || fail "$d's $k reads '$v'"
+		echo "$k $v"
+	done
+	for k in np_enable rp_enable; do
+		[ "$(cc_knob "$d" "$k")" = 1 ] || fail "$k is not 1 by default"
+		cc_knob "$d" "$k" 0 >/dev/null
+		expect_fail "Invalid argument" bash -c "echo 2 >/sys/class/infiniband/$d/cc/$k"
+		expect_fail "Invalid argument" bash -c "echo x >/sys/class/infiniband/$d/cc/$k"
+		[ "$(cc_knob "$d" "$k")" = 0 ] || fail "a refused write changed $k"
+		cc_knob "$d" "$k" 1 >/dev/null
+	done
+}
+
+# One WRITE flow, CC on and then off (16 KiB messages: with CC off the
+# flow crawls, and what is in flight at the end must still arrive).
 test_one_flow() {
 	local -A C0 C1
 	local on_drops on_pkts on_mbps
 	cc_setup
-	cc_show_knobs
 	cc_snap C0
-	flows on -m write -t 20
+	flows on -m write -t 20 -s 16384
 	cc_snap C1
 	cc_show_delta
 	cc_expect_paced
@@ -434,7 +509,7 @@ test_one_flow() {
 
 	cc_enable 0
 	cc_snap C0
-	flows off -m write -t 20
+	flows off -m write -t 20 -s 16384
 	cc_snap C1
 	cc_show_delta
 	cc_expect_wire
@@ -467,19 +542,20 @@ test_one_flow_ipv6() {
 
 # Flow 0 starts alone and has the bottleneck to itself until flow 1
 # joins 5 s later: flow 0's rate must come down to make room, flow 1's
-# must rise to meet it.  fair_two also runs with CC off, for the plot
+# must rise to meet it.  16 KiB messages, so that a half-second sample of
+# a 10 Mb/s flow is 38 messages, not 10.  fair_two also runs with CC off, for the plot
 # (scripts/cc-plot.py): its Jain's index is logged, not judged.
 test_fair_two() {
 	local -A C0 C1
 	cc_setup
 	cc_snap C0
-	flows on -m write -n 2 -t 30 -S 5
+	flows on -m write -n 2 -t 30 -S 5 -s 16384
 	cc_snap C1
 	cc_show_delta
 	cc_expect_paced
 	cc_expect_fair on
 	cc_enable 0
-	flows off -m write -n 2 -t 30 -S 5
+	flows off -m write -n 2 -t 30 -S 5 -s 16384
 	log "CC off: Jain's index $(fv off jain), smallest share $(fv off min_share), $(fv off total_mbps) Mb/s"
 }
 
@@ -488,7 +564,7 @@ test_fair_four() {
 	local -A C0 C1
 	cc_setup
 	cc_snap C0
-	flows on -m write -n 4 -t 30 -S 3
+	flows on -m write -n 4 -t 30 -S 3 -s 16384
 	cc_snap C1
 	cc_show_delta
 	cc_expect_paced
@@ -523,64 +599,86 @@ test_ud_paced() {
 # sroce2 handles none.
 test_read_paced() {
 	local -A C0 C1
+	local r max
 	cc_setup
 	cc_snap C0
 	flows on -m read -t 20
 	cc_snap C1
 	cc_show_delta
 	cc_expect_paced
+	# sroce1's QP, 3 s into the flow: DCQCN's rate, cut below the maximum.
+	r=$(awk '$2 == "sroce1/1" && / type RC / {
+		for (i = 1; i < NF; i++) if ($i == "drv_cc_rate_kbps") print $(i + 1) }' /tmp/cc-on.qp)
+	max=$(($(cc_knob sroce1 rpg_max_rate) * 1000))
+	[ -n "$r" ] || fail "rdma resource showed no cc_rate_kbps of sroce1's QP"
+	[ "$r" -lt "$max" ] || fail "sroce1's QP ran at $r kb/s, rpg_max_rate, 3 s into the flow"
+	log "sroce1's QP (the responder) was at $r kb/s 3 s into the flow"
 	[ "$(dv sroce1.np_cnp_sent)" = 0 ] || fail "sroce1 sent $(dv sroce1.np_cnp_sent) CNPs: nothing marks toward it"
 	[ "$(dv sroce2.rp_cnp_handled)" = 0 ] || fail "sroce2 handled $(dv sroce2.rp_cnp_handled) CNPs"
 	[ "$(dv sroce2.rp_rate_cuts)" = 0 ] || fail "sroce2 cut its rate $(dv sroce2.rp_rate_cuts) times"
 }
 
-# rate_limit_run NAME MODE: one flow of MODE limited to CC_LIMIT_KBPS: the
-# caps the program printed admit the limit and RC, the QP shows the limit
-# while it runs, and the rate over the last half is within CC_LIMIT_TOL of
-# it.
+# rate_limit_run NAME MODE LOW: one flow of MODE limited to CC_LIMIT_KBPS:
+# the caps the program printed admit the limit and RC, the QP shows the
+# limit while it runs, and its rate over the last half of 30 s is at most
+# CC_LIMIT_TOL above the limit and at least LOW below it.  The pacer counts
+# each packet from the BTH to the ICRC, 1040 bytes for 1024 of data at path
+# MTU 1024: the data's rate is 1.5% below the limit when the pacer keeps it
+# exactly.
 rate_limit_run() {
-	local name=$1 mode=$2 caps min max qpts mbps want
-	flows "$name" -m "$mode" -t 20 -r "$CC_LIMIT_KBPS"
+	local name=$1 mode=$2 low=$3 caps min max qpts mbps want
+	flows "$name" -m "$mode" -t 30 -r "$CC_LIMIT_KBPS"
 	caps=$(grep -m 1 '^pacing ' "/tmp/cc-$name.out") || fail "no pacing capabilities printed"
 	read -r _ _ _ min _ max _ qpts <<<"$caps"
 	[ "$min" -le "$CC_LIMIT_KBPS" ] && [ "$CC_LIMIT_KBPS" -le "$max" ] ||
 		fail "qp_rate_limit_min $min, max $max: $CC_LIMIT_KBPS kb/s is out of range"
 	[ $((qpts & (1 << 2))) != 0 ] || fail "supported_qpts $qpts lacks RC (1 << IBV_QPT_RC)"
-	grep -q "rate_limit_kbps $CC_LIMIT_KBPS" "/tmp/cc-$name.qp" ||
+	grep -q "rate_limit_kbps $CC_LIMIT_KBPS " "/tmp/cc-$name.qp" ||
 		fail "no QP showed rate_limit_kbps $CC_LIMIT_KBPS while the flow ran"
 	mbps=$(fv "$name" last_half_mbps)
 	want=$(awk -v k="$CC_LIMIT_KBPS" 'BEGIN { print k / 1000 }')
 	log "$mode limited to $want Mb/s: $mbps Mb/s over the last half"
-	fcheck "$mbps >= $want * (1 - $CC_LIMIT_TOL) && $mbps <= $want * (1 + $CC_LIMIT_TOL)" \
-		"$mode limited to $want Mb/s ran at $mbps Mb/s over the last half"
+	fcheck "$mbps <= $want * (1 + $CC_LIMIT_TOL)" \
+		"$mode limited to $want Mb/s ran at $mbps Mb/s over the last half: above the limit"
+	fcheck "$mbps >= $want * (1 - $low)" \
+		"$mode limited to $want Mb/s ran at $mbps Mb/s over the last half: more than $low below"
 }
 
-# No bottleneck, and a 9000-byte MTU (path MTU 4096): headers are then
-# 1.5% of the bytes, so the limit holds the data to within 5% whether the
-# pacer counts payload or packets.  Unlimited first: the limit must be
-# well below what the flow reaches without it, or it would prove nothing.
+# No bottleneck.  Unlimited first: the limit must be well below what the
+# flow reaches without it, or it would prove nothing.  WRITE requests must
+# run within CC_LIMIT_TOL of the limit.  READ responses, which the
+# responder's pacer holds, must not exceed it; they fall 5 to 10% short of
+# it under emulation (18.6 and 8.9 Mb/s over the last half at limits of 20
+# and 10, against WRITE's 19.5 and 9.6, 2026-11-28): a shortfall of up to
+# 15% passes here, what is beyond it is reported.
 test_rate_limit() {
 	local u
-	cc_topo 9000
+	cc_topo
 	cc_devices
 	flows unlimited -m write -t 10
 	u=$(fv unlimited last_half_mbps)
 	fcheck "$u >= 2 * $CC_LIMIT_KBPS / 1000" \
 		"unlimited, the flow reached only $u Mb/s: a limit of $CC_LIMIT_KBPS kb/s would prove nothing"
-	rate_limit_run limited_write write
-	rate_limit_run limited_read read
+	rate_limit_run limited_write write "$CC_LIMIT_TOL"
+	rate_limit_run limited_read read 0.15
 }
 
-# rdma_rxe as host 2, in the initial namespace; no bottleneck.  Every
-# UDP packet crossing the switch toward one host gets CE (tc pedit): rxe
-# takes CE-marked packets and sends no CNP, so nothing slows sroce1; and
-# sroce1 sends rxe CNPs for rxe's marked packets, which rxe drops and
-# which must not disturb its traffic.
+# rdma_rxe as host 2, in the initial namespace; no bottleneck, and
+# sroce1's parameters left at their defaults.  Every UDP packet crossing
+# the switch toward one of the hosts gets CE (tc pedit): first toward rxe,
+# which takes the marked packets and sends no CNP, so nothing slows
+# sroce1; then toward sroce1, which sends rxe CNPs for rxe's packets (one
+# a packet: min_time_between_cnps is 4 us), which rxe drops without a word
+# and which must not disturb its traffic.
 #
-# cc_mark_ce DEV: every IPv4 UDP packet leaving the switch through DEV
-# gets CE (ECN 11), its IP checksum fixed (the ICRC leaves the ECN bits
-# out).
+# cc_mark_ce DEV [off]: every IPv4 UDP packet leaving the switch through
+# DEV gets CE (ECN 11), its IP checksum fixed (the ICRC leaves the ECN
+# bits out); with "off", no more.
 cc_mark_ce() {
+	if [ "${2:-}" = off ]; then
+		run tc -n "$SW" qdisc del dev "$1" clsact
+		return
+	fi
 	run tc -n "$SW" qdisc replace dev "$1" clsact
 	run tc -n "$SW" filter replace dev "$1" egress pref 1 protocol ip u32 match ip protocol 17 0xff \
 		action pedit ex munge ip tos set 0x03 retain 0x03 pipe action csum iph
@@ -605,28 +703,31 @@ test_rxe_peer() {
 	wait_for 10 gid_present sroce1 ::ffff:10.8.1.1
 	wait_for 10 gid_present rxe0 ::ffff:10.8.2.1
 	CC_DEVS="sroce1 rxe0" CC_QDISC=
-	cc_mark_ce st-s2
-	cc_mark_ce st-s1
 
-	# sroce1 -> rxe0: rxe gets every packet marked, and answers none
-	# with a CNP.
+	# sroce1 -> rxe0: every packet sroce1 sends arrives marked; rxe
+	# takes each (its rcvd_pkts), and sends no CNP.
 	CC_DEV1=sroce1 CC_DEV2=rxe0 CC_GID1=10.8.1.1 CC_GID2=10.8.2.1
+	cc_mark_ce st-s2
 	m=$(cc_marked st-s2)
 	cc_snap C0
 	flows to_rxe -m write -t 15
 	cc_snap C1
 	cc_show_delta
 	m=$(($(cc_marked st-s2) - m))
-	log "sroce1 -> rxe0: $m packets marked CE on the way"
+	log "sroce1 -> rxe0: $m packets marked CE on the way, rxe0 took $(dv rxe0.rcvd_pkts)"
 	[ "$m" -gt 0 ] || fail "no packet toward rxe0 was marked"
 	[ "$m" = "$(dv sroce1.tx_packets)" ] || fail "$m packets marked, sroce1 sent $(dv sroce1.tx_packets)"
-	for g in rp_cnp_handled rp_cnp_ignored rp_rate_cuts; do
-		[ "$(dv "sroce1.$g")" = 0 ] || fail "sroce1's $g moved by $(dv "sroce1.$g"): rxe sends no CNP"
+	[ "$m" = "$(dv rxe0.rcvd_pkts)" ] || fail "$m packets marked, rxe0 took $(dv rxe0.rcvd_pkts)"
+	for g in rp_cnp_handled rp_cnp_ignored rp_rate_cuts np_ecn_marked_roce_packets np_cnp_sent; do
+		[ "$(dv "sroce1.$g")" = 0 ] || fail "sroce1's $g moved by $(dv "sroce1.$g")"
 	done
+	cc_mark_ce st-s2 off
 
-	# rxe0 -> sroce1: sroce1 counts every packet marked, and sends rxe
-	# CNPs for them.
+	# rxe0 -> sroce1: sroce1 counts every packet marked and answers them
+	# with CNPs; rxe drops the CNPs uncounted and takes everything else
+	# sroce1 sends (its ACKs).
 	CC_DEV1=rxe0 CC_DEV2=sroce1 CC_GID1=10.8.2.1 CC_GID2=10.8.1.1
+	cc_mark_ce st-s1
 	m=$(cc_marked st-s1)
 	cc_snap C0
 	flows from_rxe -m write -t 15
@@ -639,6 +740,9 @@ test_rxe_peer() {
 	[ "$(dv sroce1.np_ecn_marked_roce_packets)" = "$m" ] ||
 		fail "$m packets marked toward sroce1, it counted $(dv sroce1.np_ecn_marked_roce_packets)"
 	[ "$(dv sroce1.np_cnp_sent)" -gt 0 ] || fail "sroce1 sent rxe0 no CNP"
+	[ "$(dv sroce1.np_cnp_sent)" -le "$m" ] || fail "sroce1 sent $(dv sroce1.np_cnp_sent) CNPs for $m marked packets"
+	[ "$(dv rxe0.rcvd_pkts)" = $(($(dv sroce1.tx_packets) - $(dv sroce1.np_cnp_sent))) ] ||
+		fail "sroce1 sent $(dv sroce1.tx_packets) packets, $(dv sroce1.np_cnp_sent) of them CNPs; rxe0 took $(dv rxe0.rcvd_pkts)"
 }
 
 t_main
