@@ -50,7 +50,8 @@
  * ibv_modify_qp_rate_limit(); failing that fails the run.
  *
  * The delivered bytes of each flow (counted when checked) are kept per
- * interval of INTERVAL_MS (default 500); -o writes them as CSV
+ * interval of INTERVAL_MS (default 500), over the whole intervals that fit
+ * in SECONDS (the measurement); -o writes them as CSV
  * ("time_s,flow,bytes": the interval's end, the flow, the bytes checked
  * in it).  Once every flow has delivered a message it prints "running".
  * After SECONDS it stops posting, waits for what is in flight (checked
@@ -939,6 +940,7 @@ int main(int argc, char **argv)
 		die("-s: a multiple of 8 from 8 to 16 MiB");
 	setup(rate_kbps);
 	run();
+	async_events();
 	report(csv);
 	teardown();
 	return 0;
