@@ -22,20 +22,26 @@
  *
  * The pacer holds the QP to the lower of Rc and its rate limit, counting
  * the bytes of each packet from the BTH to the ICRC: a packet may go once
- * the time its predecessors took at that rate has passed.  A QP may fall up
- * to SROCE_CC_BURST_NS behind that schedule (a late timer, an idle spell)
- * and catch up.  A sender the pacer holds back stops and is run again when
- * the pacer's hrtimer fires.
+ * the time its predecessors took at that rate has passed.  A QP may fall
+ * behind that schedule (a late timer, an idle spell) by 2 ms or 16 KiB's
+ * time, whichever is longer, and catch up.  A sender the pacer holds back
+ * stops and is run again when the pacer's hrtimer fires.
  */
 #include <linux/math64.h>
+#include <linux/sizes.h>
 
 #include "sroce.h"
 
 /* alpha and g^n as binary fractions of this many bits. */
 #define SROCE_CC_ALPHA_SHIFT 20
 #define SROCE_CC_ALPHA_ONE BIT_ULL(SROCE_CC_ALPHA_SHIFT)
-/* How far behind its schedule a paced QP may fall and catch up. */
+/*
+ * How far behind its schedule a paced QP may fall and catch up: 2 ms, or
+ * the time 16 KiB take at its rate if that is longer (a few of its largest
+ * packets: at low rates a late timer costs more than 2 ms).
+ */
 #define SROCE_CC_BURST_NS (2 * NSEC_PER_MSEC)
+#define SROCE_CC_BURST_BYTES SZ_16K
 /* Rate-increase events applied at once; after more, the rate is back up. */
 #define SROCE_CC_MAX_EVENTS 64
 
@@ -72,6 +78,12 @@ static u64 sroce_cc_pow(u32 g, u64 n)
 		n >>= 1;
 	}
 	return r;
+}
+
+/* The time @bytes take at @kbps. */
+static u64 sroce_cc_ns(u64 bytes, u32 kbps)
+{
+	return div_u64(bytes * 8 * USEC_PER_SEC, kbps);
 }
 
 static void sroce_cc_update_pace(struct sroce_qp_cc *cc)
@@ -335,16 +347,17 @@ void sroce_cc_sent(struct sroce_qp *qp, unsigned int bytes)
 {
 	struct sroce_qp_cc *cc = &qp->cc;
 	unsigned long flags;
-	u64 now, start;
+	u64 now, start, lag;
 
 	if (!READ_ONCE(cc->pace_kbps))
 		return;
 	spin_lock_irqsave(&cc->lock, flags);
 	if (cc->pace_kbps) {
 		now = ktime_get_ns();
-		start = max(cc->next_ns, now - min(now, SROCE_CC_BURST_NS));
-		cc->next_ns = start + div_u64((u64)bytes * 8 * USEC_PER_SEC,
-					      cc->pace_kbps);
+		lag = max_t(u64, SROCE_CC_BURST_NS,
+			    sroce_cc_ns(SROCE_CC_BURST_BYTES, cc->pace_kbps));
+		start = max(cc->next_ns, now - min(now, lag));
+		cc->next_ns = start + sroce_cc_ns(bytes, cc->pace_kbps);
 	}
 	if (cc->cut)
 		sroce_cc_count_bytes(qp, cc, bytes);

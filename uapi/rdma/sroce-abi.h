@@ -190,8 +190,8 @@
  * provider reports the range as its packet pacing capabilities, for RC, UC
  * and UD QPs.  The burst size and typical packet size of
  * ibv_modify_qp_rate_limit() are hints sroce does not take: the pacer
- * keeps a QP to its rate over any 2 ms, whatever its packet sizes (a QP
- * that was idle may send 2 ms worth at once).
+ * keeps a QP to its rate, whatever its packet sizes, and lets one that fell
+ * behind (idle, or woken late) catch up 2 ms or 16 KiB, whichever is more.
  */
 #define SROCE_RATE_LIMIT_MIN_KBPS 1000
 #define SROCE_RATE_LIMIT_MAX_KBPS 100000000
