@@ -182,6 +182,16 @@ static void sroce_cc_advance(struct sroce_qp *qp, struct sroce_qp_cc *cc,
 	sroce_cc_update_pace(cc);
 }
 
+/* Rate-increase stages begin anew at @now: at the first CNP, and at a cut. */
+static void sroce_cc_new_stage(struct sroce_qp_cc *cc, u64 now)
+{
+	cc->t_stage = 0;
+	cc->b_stage = 0;
+	cc->bytes = 0;
+	cc->time_inc = false;
+	cc->inc_ns = now;
+}
+
 /* The first CNP since the QP was last at full rate. */
 static void sroce_cc_start(struct sroce_qp *qp, struct sroce_qp_cc *cc,
 			   u64 now)
@@ -196,11 +206,7 @@ static void sroce_cc_start(struct sroce_qp *qp, struct sroce_qp_cc *cc,
 		     SROCE_CC_ALPHA_SHIFT) / 1024;
 	cc->cnp_in_period = false;
 	cc->alpha_ns = now;
-	cc->inc_ns = now;
-	cc->t_stage = 0;
-	cc->b_stage = 0;
-	cc->bytes = 0;
-	cc->time_inc = false;
+	sroce_cc_new_stage(cc, now);
 }
 
 /* A CNP in this alpha period: alpha = g * alpha + (1 - g), once. */
@@ -229,11 +235,7 @@ static void sroce_cc_cut(struct sroce_qp *qp, struct sroce_qp_cc *cc, u64 now)
 	rc = max3(rc, floor,
 		  (u64)sroce_cc_kbps(sroce_cc_p(qp, SROCE_CC_RPG_MIN_RATE)));
 	cc->rc_kbps = min_t(u64, rc, cc->rc_kbps);
-	cc->t_stage = 0;
-	cc->b_stage = 0;
-	cc->bytes = 0;
-	cc->time_inc = false;
-	cc->inc_ns = now;
+	sroce_cc_new_stage(cc, now);
 	cc->cut_ns = now;
 }
 
