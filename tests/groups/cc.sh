@@ -688,6 +688,19 @@ cc_marked() {
 		awk '/rule hit/ { for (i = 1; i < NF; i++) if ($i == "success") { v = $(i + 1); sub(/\)/, "", v); print v; exit } }'
 }
 
+# marked_flows NAME DEV: CE on every packet leaving the switch through DEV,
+# one WRITE flow NAME between CC_DEV1 and CC_DEV2, the counters' deltas
+# shown; m (the caller's) is set to the packets marked meanwhile.
+marked_flows() {
+	cc_mark_ce "$2"
+	m=$(cc_marked "$2")
+	cc_snap C0
+	flows "$1" -m write -t 15
+	cc_snap C1
+	cc_show_delta
+	m=$(($(cc_marked "$2") - m))
+}
+
 test_rxe_peer() {
 	local -A C0 C1
 	local g m
@@ -705,13 +718,7 @@ test_rxe_peer() {
 	# sroce1 -> rxe0: every packet sroce1 sends arrives marked; rxe
 	# takes each (its rcvd_pkts), and sends no CNP.
 	CC_DEV1=sroce1 CC_DEV2=rxe0 CC_GID1=10.8.1.1 CC_GID2=10.8.2.1
-	cc_mark_ce st-s2
-	m=$(cc_marked st-s2)
-	cc_snap C0
-	flows to_rxe -m write -t 15
-	cc_snap C1
-	cc_show_delta
-	m=$(($(cc_marked st-s2) - m))
+	marked_flows to_rxe st-s2
 	log "sroce1 -> rxe0: $m packets marked CE on the way, rxe0 took $(dv rxe0.rcvd_pkts)"
 	[ "$m" -gt 0 ] || fail "no packet toward rxe0 was marked"
 	[ "$m" = "$(dv sroce1.tx_packets)" ] || fail "$m packets marked, sroce1 sent $(dv sroce1.tx_packets)"
@@ -725,13 +732,7 @@ test_rxe_peer() {
 	# with CNPs; rxe drops the CNPs uncounted and takes everything else
 	# sroce1 sends (its ACKs).
 	CC_DEV1=rxe0 CC_DEV2=sroce1 CC_GID1=10.8.2.1 CC_GID2=10.8.1.1
-	cc_mark_ce st-s1
-	m=$(cc_marked st-s1)
-	cc_snap C0
-	flows from_rxe -m write -t 15
-	cc_snap C1
-	cc_show_delta
-	m=$(($(cc_marked st-s1) - m))
+	marked_flows from_rxe st-s1
 	log "rxe0 -> sroce1: $m packets marked CE, sroce1 counted $(dv sroce1.np_ecn_marked_roce_packets) and sent $(dv sroce1.np_cnp_sent) CNPs"
 	[ "$m" -gt 0 ] || fail "no packet toward sroce1 was marked"
 	[ "$m" = "$(dv rxe0.sent_pkts)" ] || fail "$m packets marked, rxe0 sent $(dv rxe0.sent_pkts)"
