@@ -238,6 +238,16 @@ static int sroce_qp_check_rate_limit(struct sroce_qp *qp, u32 kbps)
 	return 0;
 }
 
+/*
+ * ib_core's table of transitions admits a rate limit only for raw packet
+ * QPs, from RTR to RTS and from RTS to RTS; sroce paces RC, UC and UD QPs
+ * and takes their limit in the same two transitions.
+ */
+static bool sroce_qp_rate_limit_ok(enum ib_qp_state cur, enum ib_qp_state next)
+{
+	return next == IB_QPS_RTS && (cur == IB_QPS_RTR || cur == IB_QPS_RTS);
+}
+
 static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 			       int mask)
 {
@@ -394,10 +404,11 @@ static int sroce_qp_transition(struct sroce_qp *qp, enum ib_qp_state cur,
  * outstanding work request; moving to RESET discards them.
  *
  * Context: Process context. May sleep. Takes qp->modify_lock.
- * Return: 0, or -EINVAL (also for a wrong IB_QP_CUR_STATE, and when the
- * data path failed the QP while the transition was being made: it stays
- * ERR, and for a rate limit out of range); -EOPNOTSUPP for path migration
- * and for the rate limit of a QP that is not RC, UC or UD.
+ * Return: 0, or -EINVAL (also for a wrong IB_QP_CUR_STATE; when the data
+ * path failed the QP while the transition was being made: it stays ERR;
+ * for a rate limit out of range, or given other than from RTR or RTS to
+ * RTS); -EOPNOTSUPP for path migration and for the rate limit of a QP
+ * that is not RC, UC or UD.
  */
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
@@ -419,6 +430,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out_unlock;
 	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type,
 				mask & ~IB_QP_RATE_LIMIT))
+		goto out_unlock;
+	if ((mask & IB_QP_RATE_LIMIT) && !sroce_qp_rate_limit_ok(cur, next))
 		goto out_unlock;
 	err = sroce_qp_check_attr(qp, attr, mask);
 	if (err)

@@ -216,7 +216,14 @@ void c_ex_qp(void)
 		bad("EX_MODIFY_QP to INIT left state %d", qp_state(&x, qp.handle));
 	expect("to RTR", qp_to_rtr(&x, &qp, qp.qpn), 0);
 	expect("to RTS", qp_to_rts(&x, &qp, 14), 0);
-	EXM("rate limit in RTS (RC has none)", EINVAL, m.base.attr_mask = 1u << 25; m.rate_limit = 1000);
+	EXM("rate limit 999 kb/s in RTS (the least is 1000)", EINVAL,
+	    m.base.attr_mask = 1u << 25; m.rate_limit = 999);
+	EXM("rate limit 100000001 kb/s in RTS (the most is 100000000)", EINVAL,
+	    m.base.attr_mask = 1u << 25; m.rate_limit = 100000001);
+	EXM("rate limit 1000 kb/s in RTS", 0, m.base.attr_mask = 1u << 25; m.rate_limit = 1000);
+	EXM("rate limit 0 (none) in RTS", 0, m.base.attr_mask = 1u << 25; m.rate_limit = 0);
+	EXM("rate limit, RTS to SQD", EINVAL,
+	    m.base.attr_mask = M_STATE | (1u << 25); m.base.qp_state = QPS_SQD; m.rate_limit = 1000);
 	expect("DESTROY_QP", qp_destroy(&x, qp.handle), 0);
 	EXM("after destroy", ENOENT);
 #undef EXM
