@@ -101,6 +101,8 @@ enum sroce_cc_sender {
  * @inc_ns: when the current rate-increase timer period began
  * @cut_ns: when the rate was last cut
  * @next_ns: the pacer's next send time
+ * @behind: the pacer held a sender back and the QP has not caught up with
+ *	its schedule since: the time it is behind was the pacer's
  * @waiting: BIT(enum sroce_cc_sender) of the senders the pacer holds back
  * @cnp_ns: when the notification point last sent this QP's peer a CNP
  */
@@ -122,6 +124,7 @@ struct sroce_qp_cc {
 	u64 inc_ns;
 	u64 cut_ns;
 	u64 next_ns;
+	bool behind;
 	unsigned long waiting;
 	u64 cnp_ns;
 };
