@@ -19,6 +19,9 @@
 #   make check-core      the core tier (CORE_TESTS of CORE_T) alone, or the
 #                        groups T whole, on KVER, built in build/kernels/KVER;
 #                        part of "make check" for every kernel in CORE_KVERS
+#   make check-deep      the deeper tier of the 6.1 suite: teardown with 100
+#                        iterations of every kind (make check: 20), T=groups
+#                        for others with the same settings
 #   make check-debug     every guest group on a KASAN + lockdep + kmemleak
 #                        kernel built from linux-source-6.1 (cached in
 #                        build/debug-kernel; the first build takes long)
@@ -128,6 +131,10 @@ check-style: deps
 	$(MAKE) all
 	scripts/run-tests.sh style
 
+check-deep: deps
+	$(MAKE) all
+	SROCE_TEARDOWN_ITERS=100 scripts/check.sh $(or $(T),teardown)
+
 check-debug: deps
 	scripts/check-debug.sh $(T)
 
@@ -181,4 +188,4 @@ clean:
 	$(MAKE) -C tests/progs clean
 	rm -rf build
 
-.PHONY: all module provider progs deps check check-core check-pair install uninstall packages check-packages check-7x check-trixie check-style check-debug bench cc-plot run install clean
+.PHONY: all module provider progs deps check check-core check-pair check-deep install uninstall packages check-packages check-7x check-trixie check-style check-debug bench cc-plot run install clean

@@ -3,10 +3,11 @@
 # sroce-test: where=guest order=60
 #
 # Teardown under load (issue 8): each test tears sroce down by one route,
-# SROCE_TEARDOWN_ITERS times (default 100), every time with verified RC
-# traffic in flight (tests/progs/sroce_traffic) or, for the kernel ULP, I/O
-# on an NVMe-oF disk: "rdma link delete", netdev removal, "ip netns del",
-# rmmod (then insmod), kill -9 of the process, "nvme disconnect".
+# SROCE_TEARDOWN_ITERS times (default 20; 100 in "make check-deep"), every
+# time with verified RC traffic in flight (tests/progs/sroce_traffic) or,
+# for the kernel ULP, I/O on an NVMe-oF disk: "rdma link delete", netdev
+# removal, "ip netns del", rmmod (then insmod), kill -9 of the process,
+# "nvme disconnect".
 #
 # Every iteration must end within bounded waits: the process gets
 # IBV_EVENT_DEVICE_FATAL, destroys what it had and closes the device; the
@@ -33,9 +34,10 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-nvme.sh"
 
-# 100 of every kind (issue 8's figure); SROCE_TEARDOWN_ITERS=20 make check
-# T=teardown runs a quicker round.
-: "${SROCE_TEARDOWN_ITERS:=100}"
+# 20 of every kind in "make check" (three minutes); "make check-deep" runs
+# issue 8's figure, 100 of every kind (16 minutes), which did not fit in
+# CI's time beside the rest of the suite.
+: "${SROCE_TEARDOWN_ITERS:=20}"
 TD_N=$SROCE_TEARDOWN_ITERS
 # A generous bound per iteration: NVMe-oF connects take seconds under
 # emulation on a loaded machine.
