@@ -34,7 +34,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-nvme.sh"
 
-# 20 of every kind in "make check" (three minutes); "make check-deep" runs
+# 20 of every kind in "make check" (five minutes); "make check-deep" runs
 # issue 8's figure, 100 of every kind (16 minutes), which did not fit in
 # CI's time beside the rest of the suite.
 : "${SROCE_TEARDOWN_ITERS:=20}"
