@@ -57,8 +57,11 @@ export SROCE_RC_ACK_TIMEOUT=${SROCE_RC_ACK_TIMEOUT:-18}
 # kmsg_drop_known): those groups run last, so that they cannot blind
 # lockdep to the others.
 export SROCE_GROUPS_LAST=${SROCE_GROUPS_LAST:-nvme rds}
+# One lane (run-tests.sh): a KASAN and lockdep guest under emulation is
+# heavy enough alone, and its timeouts are set for that.
+export SROCE_LANES=${SROCE_LANES:-1}
 # 20 teardowns of every kind took 41 minutes on the debug kernel; the
-# hundred of make check would take over three hours.
+# hundred of make check-deep would take over three hours.
 export SROCE_TEARDOWN_ITERS=${SROCE_TEARDOWN_ITERS:-20}
 # KASAN and lockdep under emulation: everything is several times slower.
 export SROCE_TEST_TIMEOUT=${SROCE_TEST_TIMEOUT:-900}

@@ -9,11 +9,14 @@
 #                                        SROCE_PAIR_GROUPS=0: no two-guest groups)
 #        SROCE_TESTS="name ..." run-tests.sh GROUP   only those tests
 #
-# Each tests/groups/<name>.sh declares where it runs and its place in the
-# default order in a header line:   # sroce-test: where=guest order=20
-# where=host: here; where=guest: in one guest (all such groups share it);
-# where=pair: in two guests joined by a virtual wire (scripts/vm/run-pair.sh),
-# a pair per group; a test passes only if it passes in both.
+# Each tests/groups/<name>.sh declares where it runs, its place in the
+# default order and its cost in seconds in a header line:
+#     # sroce-test: where=guest order=20 cost=90
+# where=host: here; where=guest: in a guest (the groups of a lane share
+# one); where=pair: in two guests joined by a virtual wire
+# (scripts/vm/run-pair.sh), a pair per group; a test passes only if it
+# passes in both.  Guest and pair groups run in SROCE_LANES lanes at once
+# (default 2; see "in lanes" below).
 #
 # Results: build/test-results/results.tsv (one line per test), per-group
 # logs, the guest console, and build/test-results.json.  The last line of
@@ -87,8 +90,11 @@ mkdir -p "$results"
 : >"$results/results.tsv"
 broken=0
 
+# record, account: into $out/results.tsv; $out is $results but inside a
+# lane (below).
+out=$results
 record() { # status group test message
-	printf '%s\t%s\t%s\t0\t%s\n' "$1" "$2" "$3" "$4" >>"$results/results.tsv"
+	printf '%s\t%s\t%s\t0\t%s\n' "$1" "$2" "$3" "$4" >>"$out/results.tsv"
 	printf '%-4s %s/%s%s\n' "$1" "$2" "$3" "${4:+: $4}"
 }
 
@@ -101,7 +107,7 @@ declared() { "$root/tests/declared.sh" "$@" | cut -f2; }
 account() {
 	local t
 	for t in $(declared "$1" | awk -F'\t' -v g="$1" \
-		'FILENAME != "-" { if ($2 == g) have[$3] = 1; next } !($1 in have)' "$results/results.tsv" -); do
+		'FILENAME != "-" { if ($2 == g) have[$3] = 1; next } !($1 in have)' "$out/results.tsv" -); do
 		record FAIL "$1" "$t" "no result recorded ($2)"
 	done
 }
@@ -151,23 +157,41 @@ for g in "${host_groups[@]}"; do
 	account "$g" "the group script ended without running it"
 done
 
-# Print results the guest appends, as they come, each with the run's
-# clock (a run that CI stops at its time limit still shows where the time
-# went), and every 5 minutes without a result the test still running;
-# ends with this script (a killed run must not leave it printing into a
-# later run's log).
+# --- guest and two-guest groups, in lanes --------------------------------
+#
+# The guest groups and the two-guest ones run in SROCE_LANES lanes at once
+# (default 2).  Under emulation a guest is idle about half of its time
+# (protocol timeouts, fixed-length flows, the network's own delays), so
+# two of them share the host's two cores with little loss.  Each group's
+# header gives its cost in seconds ("cost=", measured on a 2-core
+# machine); the groups, longest first, go to the lane with the least cost
+# so far.  A lane runs its two-guest groups first, each in a pair of
+# guests, then its guest groups, in their order, in one guest.
+#
+# A lane works in its own directory, $results/lane-N, the share of its
+# guests: "out" is that directory inside a lane, and record(), account()
+# and the functions below write there.  When every lane is done, their
+# results are joined into $results/results.tsv and what their groups left
+# is moved up into $results; the files each guest writes under the same
+# name (job.*, console*.log, run-guest.log, dmesg-boot.log) stay.
+
+# Print results a guest appends to $out/results.tsv, as they come, each
+# with the run's clock (a run that CI stops at its time limit still shows
+# where the time went), and every 5 minutes without a result the test
+# still running; ends with this script (a killed run must not leave it
+# printing into a later run's log).
 follow() {
 	local seen n quiet=0 g cur
-	seen=$(wc -l <"$results/results.tsv")
+	seen=$(wc -l <"$out/results.tsv")
 	while kill -0 $$ 2>/dev/null; do
-		n=$(wc -l <"$results/results.tsv")
+		n=$(wc -l <"$out/results.tsv")
 		if [ "$n" -gt "$seen" ]; then
-			sed -n "$((seen + 1)),${n}p" "$results/results.tsv" |
+			sed -n "$((seen + 1)),${n}p" "$out/results.tsv" |
 				show_results
 			seen=$n quiet=0
 		elif [ $((quiet += 2)) -ge 300 ]; then
-			g=$(cat "$results/current-group" 2>/dev/null)
-			cur=$(grep '^=== ' "$results/$g.log" 2>/dev/null | tail -n1 | sed 's/^=== //')
+			g=$(cat "$out/current-group" 2>/dev/null)
+			cur=$(grep '^=== ' "$out/$g.log" 2>/dev/null | tail -n1 | sed 's/^=== //')
 			echo "...  still running: ${cur:-${g:-guest starting}} [$(clock)]"
 			quiet=0
 		fi
@@ -216,27 +240,29 @@ timed_out() {
 	fi
 }
 
+# run_guest_groups GROUP...: the groups, in order, in one guest sharing
+# $out; if the guest dies in one, the groups after it in a fresh guest.
 run_guest_groups() {
 	local todo=("$@") done_now=() left=() g cur last t where
 	t=$(guest_time)
 	[ "$t" -ge 60 ] || { not_run "${todo[@]}"; return 0; }
-	cat >"$results/job.sh" <<EOF
+	cat >"$out/job.sh" <<EOF
 export SROCE_ROOT=$root SROCE_RESULTS=/run/xfer SROCE_TESTS="${SROCE_TESTS:-}"
 $(forward_env)
 exec bash $root/tests/guest-main.sh ${todo[*]}
 EOF
-	echo "--- guest: ${todo[*]} [$(clock)]"
+	echo "--- $lane_name, guest: ${todo[*]} [$(clock)]"
 	follow &
 	local follower=$!
-	"$root/scripts/vm/run-guest.sh" -x "$results" -t "$t" \
-		>>"$results/run-guest.log" 2>&1
+	"$root/scripts/vm/run-guest.sh" -x "$out" -t "$t" \
+		>>"$out/run-guest.log" 2>&1
 	local rc=$?
 	sleep 2.5
 	kill "$follower" 2>/dev/null
 	wait "$follower" 2>/dev/null
-	cat "$results/console.log" >>"$results/console-all.log" 2>/dev/null
+	cat "$out/console.log" >>"$out/console-all.log" 2>/dev/null
 	for g in "${todo[@]}"; do
-		if [ -e "$results/done-$g" ]; then
+		if [ -e "$out/done-$g" ]; then
 			done_now+=("$g")
 		else
 			left+=("$g")
@@ -245,24 +271,24 @@ EOF
 	if [ ${#left[@]} -eq 0 ]; then
 		# tests/guest-main.sh exits 0 when it ran to its end.
 		[ "$rc" = 0 ] ||
-			record FAIL guest job "the guest's job exited with status $rc after every group had finished ($results/job.log)"
+			record FAIL guest job "the guest's job exited with status $rc after every group had finished ($out/job.log)"
 		return 0
 	fi
 
 	# The guest stopped inside group ${left[0]}: blame the test it was in.
 	g=${left[0]}
-	cur=$(grep '^=== ' "$results/$g.log" 2>/dev/null | tail -n1 | sed 's|^=== [^/]*/||')
-	last=$(grep -E 'Kernel panic|BUG:|WARNING:|Oops|RIP:' "$results/console.log" 2>/dev/null | head -n1)
+	cur=$(grep '^=== ' "$out/$g.log" 2>/dev/null | tail -n1 | sed 's|^=== [^/]*/||')
+	last=$(grep -E 'Kernel panic|BUG:|WARNING:|Oops|RIP:' "$out/console.log" 2>/dev/null | head -n1)
 	where=
 	# A test with its result already recorded had ended: the guest was
 	# between tests (resetting, or checking the kernel log).
 	if [ -n "$cur" ] && awk -F'\t' -v g="$g" -v t="$cur" '$2 == g && $3 == t { f = 1 } END { exit !f }' \
-		"$results/results.tsv"; then
+		"$out/results.tsv"; then
 		where=" (after test $cur)" cur=
 	fi
 	case $rc in
 	124) record FAIL "$g" "${cur:-guest}" "$(timed_out "$t")$where" ;;
-	*) record FAIL "$g" "${cur:-guest}" "guest died$where (${last:-see $results/console-all.log})" ;;
+	*) record FAIL "$g" "${cur:-guest}" "guest died$where (${last:-see $out/console-all.log})" ;;
 	esac
 	broken=1
 	# Carry on with the groups after it in a fresh guest.
@@ -271,20 +297,9 @@ EOF
 	fi
 }
 
-if [ ${#guest_groups[@]} -gt 0 ]; then
-	run_guest_groups "${guest_groups[@]}"
-	for g in "${guest_groups[@]}"; do
-		if [ -e "$results/done-$g" ]; then
-			account "$g" "the group finished without it"
-		else
-			account "$g" "the guest stopped in this group"
-		fi
-	done
-fi
-
 # run_pair_group GROUP: two guests run GROUP, each its own end.
 run_pair_group() {
-	local g=$1 dir=$results/pair-$1 rc=0 r t
+	local g=$1 dir=$out/pair-$1 rc=0 r t
 	t=$(guest_time)
 	[ "$t" -ge 60 ] || { not_run "$g"; return 0; }
 	mkdir -p "$dir"
@@ -293,14 +308,14 @@ export SROCE_ROOT=$root SROCE_RESULTS=/run/xfer SROCE_TESTS="${SROCE_TESTS:-}"
 $(forward_env)
 exec bash $root/tests/guest-main.sh $g
 EOF
-	echo "--- two guests: $g [$(clock)]"
+	echo "--- $lane_name, two guests: $g [$(clock)]"
 	"$root/scripts/vm/run-pair.sh" -x "$dir" -t "$t" >"$dir/run-pair.log" 2>&1 || rc=$?
 	python3 "$root/scripts/vm/merge-pair-results.py" "$dir/a/results.tsv" "$dir/b/results.tsv" "$g" |
-		tee -a "$results/results.tsv" |
+		tee -a "$out/results.tsv" |
 		show_results
 	for r in a b; do
-		cp "$dir/$r/$g.log" "$results/$g-$r.log" 2>/dev/null
-		cat "$dir/$r/console.log" >>"$results/console-all.log" 2>/dev/null
+		cp "$dir/$r/$g.log" "$out/$g-$r.log" 2>/dev/null
+		cat "$dir/$r/console.log" >>"$out/console-all.log" 2>/dev/null
 		if [ ! -e "$dir/$r/done-$g" ]; then
 			if [ "$rc" = 124 ]; then
 				record FAIL "$g" "guest-$r" "guest $r: $(timed_out "$t")"
@@ -316,9 +331,99 @@ EOF
 	account "$g" "neither guest recorded it"
 }
 
-for g in "${pair_groups[@]}"; do
-	run_pair_group "$g"
-done
+# run_lane N GROUP...: lane N, in $results/lane-N: its two-guest groups,
+# then its guest groups in one guest.  Run in a subshell of its own: a lane
+# that broke (a guest died, or the deadline cut it short) says so by
+# leaving lane-N/broken.
+run_lane() {
+	local out=$results/lane-$1 lane_name="lane $1" g guests=()
+	shift
+	mkdir -p "$out"
+	: >"$out/results.tsv"
+	for g in "$@"; do
+		if [ "$(group_meta "$g" where)" = pair ]; then
+			run_pair_group "$g"
+		else
+			guests+=("$g")
+		fi
+	done
+	if [ ${#guests[@]} -gt 0 ]; then
+		run_guest_groups "${guests[@]}"
+		for g in "${guests[@]}"; do
+			if [ -e "$out/done-$g" ]; then
+				account "$g" "the group finished without it"
+			else
+				account "$g" "the guest stopped in this group"
+			fi
+		done
+	fi
+	[ "$broken" = 0 ] || touch "$out/broken"
+}
+
+# plan_lanes N GROUP...: "LANE GROUP" lines, the groups (in the order
+# given) spread over N lanes: the most costly first, each to the lane with
+# the least cost so far.  A group without a cost counts 60 s.
+plan_lanes() {
+	local n=$1 g
+	shift
+	for g in "$@"; do
+		printf '%s %s\n' "$(group_meta "$g" cost)" "$g"
+	done | awk -v n="$n" '
+		NF == 1 { $2 = $1; $1 = 60 }
+		{ cost[NR] = $1; group[NR] = $2 }
+		END {
+			for (i = 1; i <= NR; i++) {
+				best = 0
+				for (j = 1; j <= NR; j++)
+					if (!(j in lane) && (!best || cost[j] > cost[best]))
+						best = j
+				l = 1
+				for (k = 2; k <= n; k++)
+					if (load[k] < load[l])
+						l = k
+				load[l] += cost[best]
+				lane[best] = l
+			}
+			for (i = 1; i <= NR; i++)
+				print lane[i], group[i]
+		}'
+}
+
+# collect_lane N: lane N's results into $results/results.tsv, and what its
+# groups left into $results.
+collect_lane() {
+	local d=$results/lane-$1 f
+	cat "$d/results.tsv" >>"$results/results.tsv"
+	[ ! -e "$d/broken" ] || broken=1
+	for f in "$d"/*; do
+		case ${f##*/} in
+		results.tsv|broken|booted|current-group|job.*|console.log|console-all.log|run-guest.log|dmesg-boot.log) ;;
+		*) rm -rf "$results/${f##*/}"; mv "$f" "$results/" ;;
+		esac
+	done
+}
+
+nlanes=${SROCE_LANES:-2}
+[[ $nlanes =~ ^[1-9]$ ]] || { echo "run-tests: SROCE_LANES must be 1 to 9, not '$nlanes'" >&2; exit 2; }
+units=("${guest_groups[@]}" "${pair_groups[@]}")
+if [ ${#units[@]} -gt 0 ]; then
+	[ ${#units[@]} -ge "$nlanes" ] || nlanes=${#units[@]}
+	mapfile -t plan < <(plan_lanes "$nlanes" "${units[@]}")
+	pids=()
+	for ((l = 1; l <= nlanes; l++)); do
+		mine=()
+		for p in "${plan[@]}"; do
+			[ "${p%% *}" != "$l" ] || mine+=("${p#* }")
+		done
+		echo "--- lane $l: ${mine[*]}"
+		run_lane "$l" "${mine[@]}" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for ((l = 1; l <= nlanes; l++)); do
+		collect_lane "$l"
+	done
+fi
 
 python3 - "$results/results.tsv" "$json" <<'EOF'
 import json, sys, time

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=35
+# sroce-test: where=guest order=35 cost=30
 #
 # The kernel verbs a ULP uses, from kernel context: tests/kmod/
 # sroce_kwr_test.ko connects two RC QPs and runs SEND/IMM, completion

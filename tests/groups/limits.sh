@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=59
+# sroce-test: where=guest order=59 cost=30
 #
 # Limits (issue 8): every maximum sroce reports in ibv_query_device is
 # enforced, exactly, from userspace (tests/progs/sroce_limits): object

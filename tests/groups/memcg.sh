@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=59
+# sroce-test: where=guest order=59 cost=10
 #
 # Memory cgroups (issue 19): the queue memory a process makes sroce
 # allocate is charged to the process's memory cgroup, so that a cgroup's

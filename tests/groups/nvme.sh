@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=40
+# sroce-test: where=guest order=40 cost=80
 #
 # NVMe over Fabrics on sroce: the kernel's nvmet-rdma target (configured
 # through configfs) and nvme-rdma host (nvme connect -t rdma), with fio

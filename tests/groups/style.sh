@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=host order=0
+# sroce-test: where=host order=0 cost=50
 #
 # Build gates, on the host: the kernel sources compile with W=1 and sparse
 # (C=2) without a single warning, pass checkpatch --strict and kernel-doc,
