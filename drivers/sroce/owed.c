@@ -20,6 +20,8 @@
 
 /* Owed response packets the responder's work sends per run. */
 #define SROCE_RESP_WORK_BUDGET 64
+/* ... and sroce_resp_kick() before it hands the rest to that work. */
+#define SROCE_RESP_KICK_BUDGET 16
 
 /**
  * sroce_resp_ack_skb() - build an ACK-family packet: an ACK or NAK, or an
@@ -458,14 +460,21 @@ void sroce_resp_flush_owed(struct sroce_qp *qp, int budget)
 }
 
 /**
- * sroce_resp_kick() - have the responder's work send what is owed
+ * sroce_resp_kick() - send what the pacer held back, now that it may go
  * @qp: the RC QP
  *
- * Context: Any context.
+ * Sends a few owed packets at once, in the caller's context, and leaves
+ * the rest to the responder's work (sroce_resp_flush_owed()).  The pacer's
+ * timer calls it: a work item queued from there waits for the CPU behind
+ * the receive softirqs that CPU runs, and every millisecond it waits past
+ * the pacer's catch-up allowance is lost to the QP's rate (cc.c).
+ *
+ * Context: Softirq or process context; the caller does not hold
+ * qp->resp.lock.
  */
 void sroce_resp_kick(struct sroce_qp *qp)
 {
-	sroce_resp_sched(qp);
+	sroce_resp_flush_owed(qp, SROCE_RESP_KICK_BUDGET);
 }
 
 /**
