@@ -162,7 +162,9 @@ done
 # The guest groups and the two-guest ones run in SROCE_LANES lanes at once
 # (default 2).  Under emulation a guest is idle about half of its time
 # (protocol timeouts, fixed-length flows, the network's own delays), so
-# two of them share the host's two cores with little loss.  Each group's
+# two of them finish sooner than one after the other: make check took 62
+# minutes in two lanes, 95 in one (2026-11-29), though a CPU-bound test
+# runs up to twice as long beside another lane.  Each group's
 # header gives its cost in seconds ("cost=", measured on a 2-core
 # machine); the groups, longest first, go to the lane with the least cost
 # so far.  A lane runs its two-guest groups first, each in a pair of
