@@ -18,7 +18,13 @@
  *
  * Nothing but the pacer runs on a timer: the periods that have passed are
  * applied when the QP next sends or takes a CNP (sroce_cc_advance()), a
- * bounded number of events at once, so an idle QP costs nothing.
+ * bounded number of events at once, so an idle QP costs nothing.  The
+ * timer raises only a rate the QP used: its periods count if the pacer
+ * held a sender back since the last of them (as TCP validates its window,
+ * RFC 7661).  Hardware always sends at its rate; a soft device's sender
+ * can fall short of it for want of CPU, and a rate raised meanwhile would
+ * come all at once when the CPU is back (a UD flow behind a 20 Mb/s
+ * bottleneck overflowed its queue, 2026-11-29).
  *
  * The pacer holds the QP to the lower of Rc and its rate limit, counting
  * the bytes of each packet from the BTH to the ICRC: a packet may go once
@@ -162,6 +168,15 @@ static void sroce_cc_advance_timer(struct sroce_qp *qp, struct sroce_qp_cc *cc,
 		return;
 	n = div64_u64(now - cc->inc_ns, period);
 	cc->inc_ns += n * period;
+	/*
+	 * A QP that did not use its rate (no sender held back since the
+	 * last event: an idle QP, or one whose sender is short of CPU) gets
+	 * no more: once the CPU is back it would send at a rate the path
+	 * never confirmed, all at once.
+	 */
+	if (!cc->held)
+		return;
+	cc->held = false;
 	if (n > SROCE_CC_MAX_EVENTS) {
 		sroce_cc_recovered(cc, max);
 		return;
@@ -197,6 +212,7 @@ static void sroce_cc_new_stage(struct sroce_qp_cc *cc, u64 now)
 	cc->b_stage = 0;
 	cc->bytes = 0;
 	cc->time_inc = false;
+	cc->held = false;
 	cc->inc_ns = now;
 }
 
@@ -316,6 +332,7 @@ bool sroce_cc_may_send(struct sroce_qp *qp, enum sroce_cc_sender who)
 	go = !cc->pace_kbps || cc->next_ns <= now;
 	if (!go) {
 		cc->behind = true;
+		cc->held = true;
 		set_bit(who, &cc->waiting);
 		hrtimer_start(&cc->pacer, ns_to_ktime(cc->next_ns),
 			      HRTIMER_MODE_ABS_SOFT);

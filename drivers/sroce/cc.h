@@ -94,6 +94,8 @@ enum sroce_cc_sender {
  * @alpha: congestion estimate, SROCE_CC_ALPHA_ONE meaning 1
  * @cnp_in_period: a CNP arrived in the current alpha period
  * @time_inc: a timer event raised the rate since the last cut
+ * @held: the pacer held a sender back since the timer's last event or the
+ *	last cut: the QP used its rate, which the timer may raise
  * @t_stage: rate-increase events of the timer since the last cut
  * @b_stage: rate-increase events of the byte counter since the last cut
  * @bytes: bytes sent since the last byte-counter event
@@ -117,6 +119,7 @@ struct sroce_qp_cc {
 	u32 alpha;
 	bool cnp_in_period;
 	bool time_inc;
+	bool held;
 	u32 t_stage;
 	u32 b_stage;
 	u32 bytes;
