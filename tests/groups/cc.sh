@@ -102,12 +102,19 @@ CC_RED_BURST=12
 #       bottleneck;
 #   rpg_byte_reset 1 MiB: at 32 KB a flow's own bytes raised its rate every
 #       13 ms, and hyper increase let a UD flow run away (70% of its
-#       datagrams dropped).
+#       datagrams dropped);
+#   rate_to_set_on_first_cnp 40: a flow starts unpaced, as fast as its CPU
+#       sends (60 to 200 Mb/s here), and from rpg_max_rate the cuts, one
+#       per round trip, took four round trips to reach the bottleneck's
+#       rate: on a loaded host a UD flow's queue overflowed at its start
+#       (200 to 800 drops in 1 of 3 runs, 2026-11-29).  From 40 Mb/s the
+#       first cut halves the rate to the bottleneck's.
 # With these, one WRITE or UD flow kept 16.5 to 18 Mb/s through the 20 Mb/s
 # bottleneck, four flows shared it with Jain's index 0.99 and above, and
 # nothing was dropped (2026-11-28, 12 runs).
 CC_PARAMS="rpg_max_rate=200 rate_reduce_monitor_period=10000 min_time_between_cnps=10000
-	dce_tcp_rtt=10000 rpg_time_reset=30000 rpg_ai_rate=1 rpg_hai_rate=1 rpg_byte_reset=1048576"
+	dce_tcp_rtt=10000 rpg_time_reset=30000 rpg_ai_rate=1 rpg_hai_rate=1 rpg_byte_reset=1048576
+	rate_to_set_on_first_cnp=40"
 
 # Drops allowed with CC on, in per mille of the packets that reached the
 # bottleneck: see cc_expect_paced.
