@@ -242,10 +242,28 @@ timed_out() {
 	fi
 }
 
+# console_death FILE: the kernel's first word on why the guest died in the
+# console log FILE (the first oops, BUG, WARNING or panic line, and where
+# it was: the first RIP line), empty if it said nothing.
+console_death() {
+	local first rip
+	first=$(grep -m1 -E 'Kernel panic|BUG:|WARNING:|Oops' "$1" 2>/dev/null)
+	rip=$(grep -m1 -E 'RIP: [0-9]+:' "$1" 2>/dev/null | sed 's/^\[[^]]*\] *//')
+	echo "${first}${rip:+; $rip}"
+}
+
 # run_guest_groups GROUP...: the groups, in order, in one guest sharing
 # $out; if the guest dies in one, the groups after it in a fresh guest.
+# A guest that dies before its job starts (no $out/booted) dies in the
+# kernel's own boot, before sroce or any test has run: under emulation
+# Debian's 6.12 once took an int3 oops 1.5 s into its boot (2026-11-29 on
+# CI; not in 30 boots here; the kernel patches its own code with int3,
+# which QEMU 7.2's multi-threaded TCG is suspected of racing).  Such a
+# guest is booted once more, and the run says so; a second death before
+# the job is a failure like any other.
 run_guest_groups() {
 	local todo=("$@") done_now=() left=() g cur last t where
+	local boots=${boots:-0}
 	t=$(guest_time)
 	[ "$t" -ge 60 ] || { not_run "${todo[@]}"; return 0; }
 	cat >"$out/job.sh" <<EOF
@@ -263,6 +281,11 @@ EOF
 	kill "$follower" 2>/dev/null
 	wait "$follower" 2>/dev/null
 	cat "$out/console.log" >>"$out/console-all.log" 2>/dev/null
+	if [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ ! -e "$out/booted" ] && [ "$boots" = 0 ]; then
+		echo "--- $lane_name: the guest died in its boot, before the job started ($(console_death "$out/console.log")); booting again [$(clock)]"
+		boots=1 run_guest_groups "${todo[@]}"
+		return 0
+	fi
 	for g in "${todo[@]}"; do
 		if [ -e "$out/done-$g" ]; then
 			done_now+=("$g")
@@ -280,7 +303,7 @@ EOF
 	# The guest stopped inside group ${left[0]}: blame the test it was in.
 	g=${left[0]}
 	cur=$(grep '^=== ' "$out/$g.log" 2>/dev/null | tail -n1 | sed 's|^=== [^/]*/||')
-	last=$(grep -E 'Kernel panic|BUG:|WARNING:|Oops|RIP:' "$out/console.log" 2>/dev/null | head -n1)
+	last=$(console_death "$out/console.log")
 	where=
 	# A test with its result already recorded had ended: the guest was
 	# between tests (resetting, or checking the kernel log).
@@ -405,6 +428,23 @@ collect_lane() {
 	done
 }
 
+# fail_tails: the last lines each of the first failed tests wrote to its
+# group's log (both ends' of a two-guest group): what a run whose logs are
+# gone (CI keeps only the output) needs to say why a test failed.
+fail_tails() {
+	local g t f n=0
+	while IFS=$'\t' read -r _ g t _; do
+		[ $((n += 1)) -le 6 ] || { echo "(the log tails of the first 6 failed tests only)"; break; }
+		for f in "$results/$g.log" "$results/$g-a.log" "$results/$g-b.log"; do
+			[ -e "$f" ] || continue
+			awk -v h="=== $g/$t" -v f="${f##*/}" '$0 == h { on = 1; n = 0; next }
+				/^=== / { on = 0 } on { l[n++ % 15] = $0 }
+				END { if (n) printf "--- %s, the last lines of %s:\n", substr(h, 5), f
+					for (i = (n > 15 ? n - 15 : 0); i < n; i++) print "    | " l[i % 15] }' "$f"
+		done
+	done < <(awk -F'\t' '$1 == "FAIL"' "$results/results.tsv")
+}
+
 nlanes=${SROCE_LANES:-2}
 [[ $nlanes =~ ^[1-9]$ ]] || { echo "run-tests: SROCE_LANES must be 1 to 9, not '$nlanes'" >&2; exit 2; }
 units=("${guest_groups[@]}" "${pair_groups[@]}")
@@ -454,6 +494,7 @@ awk -F'\t' '{ n[$2]++; if ($1 == "FAIL") f[$2]++; if ($1 == "SKIP") s[$2]++ }
 if [ "$failed" -gt 0 ]; then
 	echo "failed:"
 	awk -F'\t' '$1 == "FAIL" { printf "  %s/%s: %s\n", $2, $3, $5 }' "$results/results.tsv"
+	fail_tails
 fi
 echo "results: $json; logs: $results/"
 [ "$skipped" -gt 0 ] && echo "($skipped skipped)"
