@@ -107,8 +107,9 @@ CC_RED_BURST=12
 #       sends (60 to 200 Mb/s here), and from rpg_max_rate the cuts, one
 #       per round trip, took four round trips to reach the bottleneck's
 #       rate: on a loaded host a UD flow's queue overflowed at its start
-#       (200 to 800 drops in 1 of 3 runs, 2026-11-29).  From 40 Mb/s the
-#       first cut halves the rate to the bottleneck's.
+#       (115 to 777 drops in 3 of 9 runs beside two busy loops,
+#       2026-11-29).  From 40 Mb/s the first cut halves the rate to the
+#       bottleneck's.
 # With these, one WRITE or UD flow kept 16.5 to 18 Mb/s through the 20 Mb/s
 # bottleneck, four flows shared it with Jain's index 0.99 and above, and
 # nothing was dropped (2026-11-28, 12 runs).
