@@ -260,7 +260,9 @@ console_death() {
 # CI; not in 30 boots here; the kernel patches its own code with int3,
 # which QEMU 7.2's multi-threaded TCG is suspected of racing).  Such a
 # guest is booted once more, and the run says so; a second death before
-# the job is a failure like any other.
+# the job is a failure like any other.  The retry calls this function
+# again with boots=1 in its environment; the calls that carry on after a
+# death inherit it, so a lane boots a guest again once at most.
 run_guest_groups() {
 	local todo=("$@") done_now=() left=() g cur last t where
 	local boots=${boots:-0}
