@@ -244,12 +244,50 @@ timed_out() {
 
 # console_death FILE: the kernel's first word on why the guest died in the
 # console log FILE (the first oops, BUG, WARNING or panic line, and where
-# it was: the first RIP line), empty if it said nothing.
+# it was: the first RIP line), empty if it said nothing.  A guest the
+# tests' watchdog powered off (_t_watchdog in tests/lib.sh) says which
+# test wedged it and the first task it found stuck, with its stack.
 console_death() {
 	local first rip
-	first=$(grep -m1 -E 'Kernel panic|BUG:|WARNING:|Oops' "$1" 2>/dev/null)
+	first=$(grep -m1 -E 'Kernel panic|BUG:|WARNING:|Oops|sroce-test: wedged' "$1" 2>/dev/null)
+	if [[ $first == *'sroce-test: wedged'* ]]; then
+		first=${first#*sroce-test: }
+		echo "${first%%; the blocked tasks follow*}; $(stuck_task "$1")"
+		return 0
+	fi
 	rip=$(grep -m1 -E 'RIP: [0-9]+:' "$1" 2>/dev/null | sed 's/^\[[^]]*\] *//')
 	echo "${first}${rip:+; $rip}"
+}
+
+# stuck_task FILE: the first task in state D that sysrq w listed after
+# the watchdog's line in console log FILE, and the innermost frames of its
+# stack below the scheduler's ("task:rdma state:D: __mutex_lock <
+# sroce_net_bind [sroce] < ...").
+stuck_task() {
+	awk '/sroce-test: wedged/ { w = 1; next }
+		{ sub(/^\[[^]]*\] */, "") }
+		w && !t && /^task:.* state:D/ { t = $1 " " $2; next }
+		t && /^(<\/TASK>|task:)/ { exit }
+		t && /^[a-z_][a-z0-9_.]*\+0x/ && !/^(__schedule|schedule)/ && n < 6 {
+			f = $1; sub(/\+0x.*/, "", f)
+			if ($2 ~ /^\[/) f = f " " $2
+			s = s (n++ ? " < " : ": ") f
+		}
+		END { if (t) print t s }' "$1" 2>/dev/null
+}
+
+# console_report GROUP TEST: the tests' watchdog's report in the console of
+# the guest that ran GROUP, if it stopped that guest in TEST (in the reset
+# before GROUP's first test if TEST is "guest"): the tasks stuck in the
+# kernel and their stacks, 40 lines at most.
+console_report() {
+	local f w="sroce-test: wedged: $1/$2 (with"
+	[ "$2" != guest ] || w="sroce-test: wedged: $1/reset (with"
+	for f in "$results"/lane-*/console-all.log "$results"/lane-*/pair-"$1"/*/console.log; do
+		[ -e "$f" ] && grep -q "$w" "$f" || continue
+		grep -m1 -A 39 "$w" "$f" | sed 's/^\[[^]]*\] */    ! /'
+		return 0
+	done
 }
 
 # run_guest_groups GROUP...: the groups, in order, in one guest sharing
@@ -434,8 +472,8 @@ collect_lane() {
 # group's log (both ends' of a two-guest group): what a run whose logs are
 # gone (CI keeps only the output) needs to say why a test failed.
 fail_tails() {
-	local g t f n=0
-	while IFS=$'\t' read -r _ g t _; do
+	local g t f msg n=0
+	while IFS=$'\t' read -r _ g t _ msg; do
 		[ $((n += 1)) -le 6 ] || { echo "(the log tails of the first 6 failed tests only)"; break; }
 		for f in "$results/$g.log" "$results/$g-a.log" "$results/$g-b.log"; do
 			[ -e "$f" ] || continue
@@ -444,6 +482,10 @@ fail_tails() {
 				END { if (n) printf "--- %s, the last lines of %s:\n", substr(h, 5), f
 					for (i = (n > 15 ? n - 15 : 0); i < n; i++) print "    | " l[i % 15] }' "$f"
 		done
+		case $msg in
+		*wedged*)
+			console_report "$g" "$t" | sed "1i --- $g/$t, the guest's console:" ;;
+		esac
 	done < <(awk -F'\t' '$1 == "FAIL"' "$results/results.tsv")
 }
 

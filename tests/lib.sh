@@ -812,6 +812,47 @@ sroce_events_off() {
 # only guest groups own a kernel to reset and a kernel log to check.
 t_in_guest() { [ -e /proc/modules ] && [ -w /dev/kmsg ]; }
 
+# _t_watch WHAT: a watchdog beside a test and its reset (WHAT: the test's
+# name), or beside the reset before a group's first test ("reset").  The
+# test's timeout kills what can be killed, but a task stuck in the kernel
+# (state D) does not die of SIGKILL, and the reset after it (rmmod) then
+# waits behind it for ever: on CI (2026-11-29) "rdma link add" stuck so
+# left the guest idle until the run's deadline, 25 minutes later, with
+# nothing in the output to say where.  If WHAT has not ended
+# SROCE_WEDGE_GRACE seconds after the test's timeout, the kernel is
+# wedged: the stacks of the blocked tasks go to the kernel log (sysrq w),
+# which the console keeps, and the guest powers off, so that the host
+# blames WHAT with the console's words (console_death in
+# scripts/run-tests.sh) and runs the groups after this one in a fresh
+# guest.  _t_unwatch stops it.
+: "${SROCE_WEDGE_GRACE:=180}"
+_t_dog=
+_t_watch() {
+	t_in_guest || return 0
+	_t_watchdog "$1" &
+	_t_dog=$!
+}
+_t_unwatch() {
+	[ -n "$_t_dog" ] || return 0
+	kill "$_t_dog" 2>/dev/null
+	wait "$_t_dog" 2>/dev/null
+	_t_dog=
+}
+# The wait is the shell's own read on a FIFO: killing the watchdog leaves
+# no sleep behind.
+_t_watchdog() {
+	local fifo=/tmp/.sroce-watchdog secs=$((SROCE_TEST_TIMEOUT + SROCE_WEDGE_GRACE))
+	[ -p "$fifo" ] || mkfifo "$fifo" || return 0
+	read -r -t "$secs" _ <>"$fifo" && return 0
+	# The console of a "quiet" boot shows errors only; the stacks are info.
+	echo 8 >/proc/sys/kernel/printk
+	echo "<3>sroce-test: wedged: $SROCE_GROUP/$1 (with its reset) did not end in ${secs}s; the blocked tasks follow" >/dev/kmsg
+	echo w >/proc/sysrq-trigger
+	read -r -t 5 _ <>"$fifo"
+	dmesg >"$SROCE_RESULTS/dmesg-wedged.log" 2>&1
+	echo o >/proc/sysrq-trigger
+}
+
 _t_run_one() {
 	local fn=$1 name=${1#test_} start rc msg bad reset_msg first
 	local glog=$SROCE_RESULTS/$SROCE_GROUP.log skips=$SROCE_RESULTS/.skipped-parts
@@ -821,6 +862,7 @@ _t_run_one() {
 	[ -e "$glog" ] && first=$(($(wc -l <"$glog") + 1))
 	t_in_guest && echo "sroce-test: begin $SROCE_GROUP/$name" >/dev/kmsg
 	echo "=== $SROCE_GROUP/$name" >>"$glog"
+	_t_watch "$name"
 	SROCE_T_SKIPS=$skips timeout -k 10 "$SROCE_TEST_TIMEOUT" bash -c \
 		'SROCE_T_CHILD=1 SROCE_TEST=${1#test_}; . "$0"; set -eo pipefail; "$1"
 		if declare -F t_group_check >/dev/null; then t_group_check; fi' \
@@ -837,6 +879,7 @@ _t_run_one() {
 	fi
 	reset_msg=$(t_reset 2>&1) || { rc=1; msg="${msg:+$msg; }$reset_msg"; }
 	[ -n "$reset_msg" ] && echo "$reset_msg" >>"$glog"
+	_t_unwatch
 	if t_in_guest; then
 		bad=$(_t_bad_kmsg "$SROCE_GROUP/$name")
 		if [ -n "$bad" ]; then
@@ -900,7 +943,9 @@ t_main() {
 	SROCE_GROUP_SCRIPT=$(readlink -f "$0")
 	SROCE_GROUP=$(basename "$0" .sh)
 	export SROCE_GROUP SROCE_GROUP_SCRIPT
+	_t_watch reset
 	t_reset >/dev/null 2>&1
+	_t_unwatch
 	_t_check_defined
 	# No "< <(...)": the guest has no /dev/fd.
 	while IFS=$'\t' read -r g t; do
