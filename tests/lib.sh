@@ -837,6 +837,7 @@ _t_unwatch() {
 	kill "$_t_dog" 2>/dev/null
 	wait "$_t_dog" 2>/dev/null
 	_t_dog=
+	return 0
 }
 # The wait is the shell's own read on a FIFO: killing the watchdog leaves
 # no sleep behind.
