@@ -22,10 +22,12 @@
 #define SROCE_CQE_DISCARDED	UINT32_MAX
 
 /* create_cq_ex attributes the provider honours. */
-#define SROCE_CQ_COMP_MASK	IBV_CQ_INIT_ATTR_MASK_FLAGS
+#define SROCE_CQ_COMP_MASK						\
+	(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)
 #define SROCE_CQ_FLAGS		IBV_CREATE_CQ_ATTR_SINGLE_THREADED
 
-static struct sroce_cq *cq_alloc(void)
+/* A CQ that takes its lock unless @single (struct sroce_spin). */
+static struct sroce_cq *cq_alloc(bool single)
 {
 	struct sroce_cq *cq;
 	int ret;
@@ -34,7 +36,7 @@ static struct sroce_cq *cq_alloc(void)
 	if (!cq)
 		return NULL;
 
-	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	ret = sroce_spin_init(&cq->lock, single);
 	if (ret) {
 		free(cq);
 		errno = ret;
@@ -45,7 +47,7 @@ static struct sroce_cq *cq_alloc(void)
 
 static void cq_free(struct sroce_cq *cq)
 {
-	pthread_spin_destroy(&cq->lock);
+	sroce_spin_destroy(&cq->lock);
 	free(cq);
 }
 
@@ -102,7 +104,7 @@ struct ibv_cq *sroce_cq_create(struct ibv_context *ibctx, int cqe,
 	struct sroce_cq *cq;
 	int ret;
 
-	cq = cq_alloc();
+	cq = cq_alloc(false);
 	if (!cq)
 		return NULL;
 
@@ -131,6 +133,8 @@ int sroce_cq_destroy(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 
+	if (cq->parent)
+		sroce_pd_put(cq->parent);
 	sroce_ring_unmap(&cq->ring);
 	cq_free(cq);
 	return 0;
@@ -162,9 +166,9 @@ int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (num_entries <= 0)
 		return 0;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_spin_lock(&cq->lock);
 	if (!ring->base) {
-		pthread_spin_unlock(&cq->lock);
+		sroce_spin_unlock(&cq->lock);
 		return -1;
 	}
 
@@ -177,7 +181,7 @@ int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	if (i)
 		sroce_ring_publish(ring, ring->head + i);
 
-	pthread_spin_unlock(&cq->lock);
+	sroce_spin_unlock(&cq->lock);
 	return (int)n;
 }
 
@@ -200,14 +204,14 @@ void sroce_cq_discard_qp(struct ibv_cq *ibcq, uint32_t qp_num)
 	struct ib_uverbs_wc *cqe;
 	uint32_t ready, i;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_spin_lock(&cq->lock);
 	ready = ring->base ? sroce_ring_ready(ring) : 0;
 	for (i = 0; i < ready; i++) {
 		cqe = sroce_ring_slot(ring, ring->head + i);
 		if (cqe->qp_num == qp_num)
 			cqe->status = SROCE_CQE_DISCARDED;
 	}
-	pthread_spin_unlock(&cq->lock);
+	sroce_spin_unlock(&cq->lock);
 }
 
 /**
@@ -232,7 +236,7 @@ int sroce_cq_resize(struct ibv_cq *ibcq, int cqe)
 	struct sroce_ring old;
 	int ret;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_spin_lock(&cq->lock);
 
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
@@ -246,7 +250,7 @@ int sroce_cq_resize(struct ibv_cq *ibcq, int cqe)
 	sroce_ring_unmap(&old);
 
 out_unlock:
-	pthread_spin_unlock(&cq->lock);
+	sroce_spin_unlock(&cq->lock);
 	return ret;
 }
 
@@ -294,15 +298,15 @@ static int cqx_start_poll(struct ibv_cq_ex *ibcqx,
 	if (attr->comp_mask)
 		return EINVAL;
 
-	pthread_spin_lock(&cq->lock);
+	sroce_spin_lock(&cq->lock);
 	if (!cq->ring.base) {
-		pthread_spin_unlock(&cq->lock);
+		sroce_spin_unlock(&cq->lock);
 		return EIO;
 	}
 	if (cqx_load(cq, cq->ring.head, sroce_ring_load_peer(&cq->ring))) {
 		/* Give back the discarded CQEs passed over. */
 		sroce_ring_publish(&cq->ring, cq->poll_next);
-		pthread_spin_unlock(&cq->lock);
+		sroce_spin_unlock(&cq->lock);
 		return ENOENT;
 	}
 	return 0;
@@ -322,7 +326,7 @@ static void cqx_end_poll(struct ibv_cq_ex *ibcqx)
 	struct sroce_cq *cq = cqx_to_scq(ibcqx);
 
 	sroce_ring_publish(&cq->ring, cq->poll_next);
-	pthread_spin_unlock(&cq->lock);
+	sroce_spin_unlock(&cq->lock);
 }
 
 /*
@@ -367,8 +371,12 @@ static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 	CQX_READERS(CQX_INSTALL_READER)
 }
 
-/* Return: 0, or EOPNOTSUPP for attributes the provider cannot serve. */
-static int cqx_check_attr(const struct ibv_cq_init_attr_ex *attr)
+/*
+ * Return: 0; EOPNOTSUPP for attributes the provider cannot serve; EINVAL
+ * for a parent domain that is none, or is another context's.
+ */
+static int cqx_check_attr(struct ibv_context *ibctx,
+			  const struct ibv_cq_init_attr_ex *attr)
 {
 	if (attr->wc_flags & ~(uint64_t)SROCE_CQ_WC_FLAGS)
 		return EOPNOTSUPP;
@@ -377,42 +385,69 @@ static int cqx_check_attr(const struct ibv_cq_init_attr_ex *attr)
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags & ~(uint32_t)SROCE_CQ_FLAGS))
 		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (!attr->parent_domain || attr->parent_domain->context != ibctx ||
+	     !to_spd(attr->parent_domain)->pd))
+		return EINVAL;
 	return 0;
+}
+
+/* Will the CQ be used from one thread at a time (struct sroce_spin)? */
+static bool cqx_single_threaded(const struct ibv_cq_init_attr_ex *attr)
+{
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	    (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
+		return true;
+	return (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	       sroce_pd_single_threaded(attr->parent_domain);
 }
 
 /**
  * sroce_cq_create_ex() - create_cq_ex op
  * @ibctx: context
- * @attr: attributes; wc_flags must be within IBV_WC_STANDARD_FLAGS, no
- *	parent domain, flags at most IBV_CREATE_CQ_ATTR_SINGLE_THREADED
- *	(accepted, but the CQ locks anyway)
+ * @attr: attributes; wc_flags must be within IBV_WC_STANDARD_FLAGS,
+ *	flags at most IBV_CREATE_CQ_ATTR_SINGLE_THREADED; a parent domain
+ *	(IBV_CQ_INIT_ATTR_MASK_PD) only gives its thread domain
+ *
+ * A CQ created single-threaded, or in a parent domain with a thread
+ * domain, takes no lock when polled.
  *
  * Context: takes no lock; libibverbs initialises the returned CQ.
  * Return: the new CQ, or NULL with errno set (EOPNOTSUPP for attributes
- * above, EPROTO for a ring that breaks the ABI).
+ * above, EINVAL for a parent domain that is none, EPROTO for a ring that
+ * breaks the ABI).
  */
 struct ibv_cq_ex *sroce_cq_create_ex(struct ibv_context *ibctx,
 				     struct ibv_cq_init_attr_ex *attr)
 {
 	struct sroce_uresp_create_cq_ex resp = {};
+	struct ibv_cq_init_attr_ex core_attr;
 	struct ibv_create_cq_ex cmd = {};
 	struct sroce_cq *cq;
 	int ret;
 
-	ret = cqx_check_attr(attr);
+	ret = cqx_check_attr(ibctx, attr);
 	if (ret) {
 		errno = ret;
 		return NULL;
 	}
 
-	cq = cq_alloc();
+	cq = cq_alloc(cqx_single_threaded(attr));
 	if (!cq)
 		return NULL;
 
-	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	/* The kernel's CQ has no PD: ibv_cmd_create_cq_ex() refuses one. */
+	core_attr = *attr;
+	core_attr.comp_mask &= ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_PD;
+	ret = ibv_cmd_create_cq_ex(ibctx, &core_attr, &cq->vcq, &cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   0);
 	if (cq_create_finish(cq, ret, ibctx, &resp.drv))
 		return NULL;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		cq->parent = attr->parent_domain;
+		sroce_pd_hold(cq->parent);
+	}
 	cqx_init_ops(&cq->vcq.cq_ex, attr->wc_flags);
 	return &cq->vcq.cq_ex;
 }

@@ -27,25 +27,28 @@ static int qp_check_type(enum ibv_qp_type qp_type)
 }
 
 /*
- * Map the rings the kernel created for a new QP, sized by the limits it
- * granted in @cap.  A QP on an SRQ has no receive ring of its own.
+ * Map the rings the kernel created for a new QP in @ibpd, sized by the
+ * limits it granted in @cap.  A QP on an SRQ has no receive ring of its
+ * own.  A QP of a thread domain takes no locks.
  */
-static int qp_init_queues(struct sroce_qp *qp, int cmd_fd,
+static int qp_init_queues(struct sroce_qp *qp, struct ibv_pd *ibpd,
 			  const struct ibv_qp_cap *cap, bool has_srq,
 			  const struct sroce_create_qp_resp *drv)
 {
 	static const struct sroce_ring_info no_ring;
+	bool single = sroce_pd_single_threaded(ibpd);
+	int cmd_fd = ibpd->context->cmd_fd;
 	int ret;
 
-	ret = sroce_sq_init(&qp->sq, &drv->sq, cap, cmd_fd);
+	ret = sroce_sq_init(&qp->sq, &drv->sq, cap, cmd_fd, single);
 	if (ret)
 		return ret;
 
 	if (has_srq)
-		ret = sroce_rq_init(&qp->rq, &no_ring, 0, 0, cmd_fd);
+		ret = sroce_rq_init(&qp->rq, &no_ring, 0, 0, cmd_fd, single);
 	else
 		ret = sroce_rq_init(&qp->rq, &drv->rq, cap->max_recv_wr,
-				    cap->max_recv_sge, cmd_fd);
+				    cap->max_recv_sge, cmd_fd, single);
 	if (ret)
 		goto err_uninit_sq;
 	return 0;
@@ -74,15 +77,17 @@ static struct sroce_qp *qp_alloc(int check)
  * destroyed again if the kernel created it, and freed.
  * Return: 0, or the error, with errno set to it.
  */
-static int qp_create_finish(struct sroce_qp *qp, int ret, int cmd_fd,
-			    const struct ibv_qp_cap *cap, bool has_srq,
+static int qp_create_finish(struct sroce_qp *qp, int ret,
+			    struct ibv_pd *ibpd, const struct ibv_qp_cap *cap,
+			    bool has_srq,
 			    const struct sroce_create_qp_resp *drv)
 {
 	if (ret)
 		goto err_free_qp;
-	ret = qp_init_queues(qp, cmd_fd, cap, has_srq, drv);
+	ret = qp_init_queues(qp, ibpd, cap, has_srq, drv);
 	if (ret)
 		goto err_destroy_qp;
+	sroce_pd_hold(ibpd);
 	return 0;
 
 err_destroy_qp:
@@ -95,7 +100,8 @@ err_free_qp:
 
 /**
  * sroce_qp_create() - create_qp op
- * @ibpd: PD
+ * @ibpd: PD, or parent domain (with a thread domain: the QP takes no
+ *	locks)
  * @attr: attributes; the granted caps are written back to @attr->cap
  *
  * Context: takes no lock.
@@ -117,8 +123,8 @@ struct ibv_qp *sroce_qp_create(struct ibv_pd *ibpd,
 
 	ret = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
-	if (qp_create_finish(qp, ret, ibpd->context->cmd_fd, &attr->cap,
-			     attr->srq != NULL, &resp.drv))
+	if (qp_create_finish(qp, ret, ibpd, &attr->cap, attr->srq != NULL,
+			     &resp.drv))
 		return NULL;
 	return &qp->vqp.qp;
 }
@@ -143,7 +149,8 @@ static int qp_check_attr_ex(const struct ibv_qp_init_attr_ex *attr)
 /**
  * sroce_qp_create_ex() - create_qp_ex op, the way to the ibv_wr_* API
  * @ibctx: context
- * @attr: attributes: comp_mask PD, optionally SEND_OPS_FLAGS with the
+ * @attr: attributes: comp_mask PD (a parent domain as in
+ *	sroce_qp_create()), optionally SEND_OPS_FLAGS with the
  *	opcodes of wr.c; the granted caps are written back to @attr->cap
  *
  * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP offers struct ibv_qp_ex
@@ -177,7 +184,7 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &core_attr, &cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	attr->cap = core_attr.cap;
-	if (qp_create_finish(qp, ret, ibctx->cmd_fd, &attr->cap,
+	if (qp_create_finish(qp, ret, attr->pd, &attr->cap,
 			     attr->srq != NULL, &resp.drv))
 		return NULL;
 
@@ -194,13 +201,13 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
  */
 static void qp_resync_rings(struct sroce_qp *qp)
 {
-	pthread_spin_lock(&qp->sq.lock);
+	sroce_spin_lock(&qp->sq.lock);
 	sroce_ring_resync(&qp->sq.ring);
-	pthread_spin_unlock(&qp->sq.lock);
+	sroce_spin_unlock(&qp->sq.lock);
 
-	pthread_spin_lock(&qp->rq.lock);
+	sroce_spin_lock(&qp->rq.lock);
 	sroce_ring_resync(&qp->rq.ring);
-	pthread_spin_unlock(&qp->rq.lock);
+	sroce_spin_unlock(&qp->rq.lock);
 }
 
 /*
@@ -309,6 +316,7 @@ int sroce_qp_destroy(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
+	sroce_pd_put(ibqp->pd);
 	sroce_rq_uninit(&qp->rq);
 	sroce_sq_uninit(&qp->sq);
 	free(qp);

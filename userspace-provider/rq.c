@@ -18,6 +18,7 @@
  * @max_wr: WQEs the kernel granted
  * @max_sge: SGEs per WQE the kernel granted
  * @cmd_fd: the context's uverbs file
+ * @single: the queue is used from one thread at a time (struct sroce_spin)
  *
  * A ring of 0 slots is allowed only with @max_wr 0 (no receive queue).
  *
@@ -25,7 +26,7 @@
  * errno from pthread_spin_init() or mmap(2).
  */
 int sroce_rq_init(struct sroce_rq *rq, const struct sroce_ring_info *info,
-		  uint32_t max_wr, uint32_t max_sge, int cmd_fd)
+		  uint32_t max_wr, uint32_t max_sge, int cmd_fd, bool single)
 {
 	uint64_t need = sizeof(struct sroce_recv_wqe) +
 			(uint64_t)max_sge * sizeof(struct sroce_sge);
@@ -34,7 +35,7 @@ int sroce_rq_init(struct sroce_rq *rq, const struct sroce_ring_info *info,
 	if (max_wr > info->num_slots || need > UINT32_MAX)
 		return EPROTO;
 
-	ret = pthread_spin_init(&rq->lock, PTHREAD_PROCESS_PRIVATE);
+	ret = sroce_spin_init(&rq->lock, single);
 	if (ret)
 		return ret;
 
@@ -50,7 +51,7 @@ int sroce_rq_init(struct sroce_rq *rq, const struct sroce_ring_info *info,
 	return 0;
 
 err_destroy_lock:
-	pthread_spin_destroy(&rq->lock);
+	sroce_spin_destroy(&rq->lock);
 	return ret;
 }
 
@@ -58,7 +59,7 @@ err_destroy_lock:
 void sroce_rq_uninit(struct sroce_rq *rq)
 {
 	sroce_ring_unmap(&rq->ring);
-	pthread_spin_destroy(&rq->lock);
+	sroce_spin_destroy(&rq->lock);
 }
 
 /*
@@ -102,7 +103,7 @@ static int rq_post(struct sroce_rq *rq, struct ibv_recv_wr *wr,
 	uint32_t n = 0;
 	int ret = 0;
 
-	pthread_spin_lock(&rq->lock);
+	sroce_spin_lock(&rq->lock);
 	for (; wr; wr = wr->next, n++) {
 		ret = rq->ring.base ? rq_build_wqe(rq, n, wr) : EINVAL;
 		if (ret) {
@@ -112,7 +113,7 @@ static int rq_post(struct sroce_rq *rq, struct ibv_recv_wr *wr,
 	}
 	if (n)
 		sroce_ring_publish(&rq->ring, rq->ring.head + n);
-	pthread_spin_unlock(&rq->lock);
+	sroce_spin_unlock(&rq->lock);
 	return ret;
 }
 

@@ -51,6 +51,7 @@ static uint64_t sq_slot_need(const struct ibv_qp_cap *cap)
  * @info: the send ring from struct sroce_create_qp_resp
  * @cap: the limits the kernel granted (after ibv_cmd_create_qp*())
  * @cmd_fd: the context's uverbs file
+ * @single: the QP is used from one thread at a time (struct sroce_spin)
  *
  * A ring of 0 slots is allowed only with max_send_wr 0 (no send queue).
  *
@@ -58,7 +59,7 @@ static uint64_t sq_slot_need(const struct ibv_qp_cap *cap)
  * errno from pthread_spin_init() or mmap(2).
  */
 int sroce_sq_init(struct sroce_sq *sq, const struct sroce_ring_info *info,
-		  const struct ibv_qp_cap *cap, int cmd_fd)
+		  const struct ibv_qp_cap *cap, int cmd_fd, bool single)
 {
 	uint64_t need = sq_slot_need(cap);
 	int ret;
@@ -66,7 +67,7 @@ int sroce_sq_init(struct sroce_sq *sq, const struct sroce_ring_info *info,
 	if (cap->max_send_wr > info->num_slots || need > UINT32_MAX)
 		return EPROTO;
 
-	ret = pthread_spin_init(&sq->lock, PTHREAD_PROCESS_PRIVATE);
+	ret = sroce_spin_init(&sq->lock, single);
 	if (ret)
 		return ret;
 
@@ -83,7 +84,7 @@ int sroce_sq_init(struct sroce_sq *sq, const struct sroce_ring_info *info,
 	return 0;
 
 err_destroy_lock:
-	pthread_spin_destroy(&sq->lock);
+	sroce_spin_destroy(&sq->lock);
 	return ret;
 }
 
@@ -91,7 +92,7 @@ err_destroy_lock:
 void sroce_sq_uninit(struct sroce_sq *sq)
 {
 	sroce_ring_unmap(&sq->ring);
-	pthread_spin_destroy(&sq->lock);
+	sroce_spin_destroy(&sq->lock);
 }
 
 /* May a QP of @qp_type post @opcode (enum ibv_wr_opcode)? */
@@ -407,7 +408,7 @@ int sroce_sq_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&sq->lock);
+	sroce_spin_lock(&sq->lock);
 	for (; wr; wr = wr->next, n++) {
 		ret = sq_build_wqe(qp, n, wr);
 		if (ret) {
@@ -417,7 +418,7 @@ int sroce_sq_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	if (n)
 		sroce_ring_publish(&sq->ring, sq->ring.head + n);
-	pthread_spin_unlock(&sq->lock);
+	sroce_spin_unlock(&sq->lock);
 
 	if (!n)
 		return ret;

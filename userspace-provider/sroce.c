@@ -128,17 +128,25 @@ err_free_pd:
 }
 
 /**
- * sroce_dealloc_pd() - dealloc_pd op
- * @ibpd: PD from sroce_alloc_pd()
+ * sroce_dealloc_pd() - dealloc_pd op, for PDs and parent domains
+ * @ibpd: PD from sroce_alloc_pd(), or parent domain from
+ *	sroce_parent_domain_alloc()
  *
- * The PD is kept if the kernel refuses (it is still in use).
+ * The PD is kept if a parent domain names it (EBUSY) or if the kernel
+ * refuses (it is still in use); a parent domain is kept while objects
+ * created in it exist (EBUSY).
  *
  * Return: 0 or a positive errno.
  */
 static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 {
+	struct sroce_pd *pd = to_spd(ibpd);
 	int ret;
 
+	if (pd->pd)
+		return sroce_parent_domain_dealloc(pd);
+	if (atomic_load(&pd->users))
+		return EBUSY;
 	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
@@ -177,6 +185,7 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
 	if (ret)
 		goto err_free_mr;
 
+	sroce_pd_hold(ibpd);
 	return &vmr->ibv_mr;
 
 err_free_mr:
@@ -193,12 +202,14 @@ err_free_mr:
  */
 static int sroce_dereg_mr(struct verbs_mr *vmr)
 {
+	struct ibv_pd *ibpd = vmr->ibv_mr.pd;
 	int ret;
 
 	ret = ibv_cmd_dereg_mr(vmr);
 	if (ret)
 		return ret;
 
+	sroce_pd_put(ibpd);
 	free(vmr);
 	return 0;
 }
@@ -222,12 +233,19 @@ static int sroce_dereg_mr(struct verbs_mr *vmr)
 static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			  void *addr, size_t length, int access)
 {
+	struct ibv_pd *old_pd = vmr->ibv_mr.pd;
 	struct ib_uverbs_rereg_mr_resp resp;
 	struct ibv_rereg_mr cmd = {};
+	int ret;
 
-	return ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
-				(uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
-				&resp, sizeof(resp));
+	ret = ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
+			       (uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
+			       &resp, sizeof(resp));
+	if (!ret && (flags & IBV_REREG_MR_CHANGE_PD)) {
+		sroce_pd_hold(pd);
+		sroce_pd_put(old_pd);
+	}
+	return ret;
 }
 
 /**
@@ -254,6 +272,7 @@ static struct ibv_mw *sroce_alloc_mw(struct ibv_pd *ibpd,
 	if (ret)
 		goto err_free_mw;
 
+	sroce_pd_hold(ibpd);
 	return mw;
 
 err_free_mw:
@@ -270,12 +289,14 @@ err_free_mw:
  */
 static int sroce_dealloc_mw(struct ibv_mw *mw)
 {
+	struct ibv_pd *ibpd = mw->pd;
 	int ret;
 
 	ret = ibv_cmd_dealloc_mw(mw);
 	if (ret)
 		return ret;
 
+	sroce_pd_put(ibpd);
 	free(mw);
 	return 0;
 }
@@ -306,6 +327,7 @@ static struct ibv_ah *sroce_create_ah(struct ibv_pd *ibpd,
 		goto err_free_ah;
 
 	ah->ah_num = resp.drv.ah_num;
+	sroce_pd_hold(ibpd);
 	return &ah->ibv_ah;
 
 err_free_ah:
@@ -322,12 +344,14 @@ err_free_ah:
  */
 static int sroce_destroy_ah(struct ibv_ah *ibah)
 {
+	struct ibv_pd *ibpd = ibah->pd;
 	int ret;
 
 	ret = ibv_cmd_destroy_ah(ibah);
 	if (ret)
 		return ret;
 
+	sroce_pd_put(ibpd);
 	free(to_sah(ibah));
 	return 0;
 }
@@ -351,7 +375,9 @@ static void sroce_free_context(struct ibv_context *ibctx)
  */
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.alloc_mw = sroce_alloc_mw,
+	.alloc_parent_domain = sroce_parent_domain_alloc,
 	.alloc_pd = sroce_alloc_pd,
+	.alloc_td = sroce_td_alloc,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = sroce_sq_bind_mw,
 	.create_ah = sroce_create_ah,
@@ -362,6 +388,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.create_srq = sroce_srq_create,
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_td = sroce_td_dealloc,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_cq_destroy,

@@ -7,16 +7,17 @@
  * converts back.  Queues own a mapped ring (ring.h) and the lock that
  * serialises this process's threads on it.
  *
- * Files: sroce.c context, device, PD, MR, AH and the ops table; cq.c
- * completion queues; qp.c queue pair lifetime; sq.c send WQEs, post_send
- * and the doorbell; rq.c receive WQEs for QPs and SRQs; srq.c shared
- * receive queue lifetime; wr.c the ibv_qp_ex (ibv_wr_*) send API; ring.c
- * ring mapping.
+ * Files: sroce.c context, device, PD, MR, AH and the ops table; domain.c
+ * thread domains and parent domains; cq.c completion queues; qp.c queue
+ * pair lifetime; sq.c send WQEs, post_send and the doorbell; rq.c receive
+ * WQEs for QPs and SRQs; srq.c shared receive queue lifetime; wr.c the
+ * ibv_qp_ex (ibv_wr_*) send API; ring.c ring mapping.
  */
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,8 +49,59 @@ struct sroce_context {
 	uint32_t		features;	/* GET_CONTEXT features mask */
 };
 
+/*
+ * The lock of a queue, for this process's threads.  A queue the
+ * application promised to use from one thread at a time (created in a
+ * parent domain with a thread domain, or a CQ created
+ * IBV_CREATE_CQ_ATTR_SINGLE_THREADED) has @single set, once, before the
+ * queue is handed out, and is never locked (ibv_alloc_td(3)).
+ */
+struct sroce_spin {
+	pthread_spinlock_t	spin;
+	bool			single;
+};
+
+static inline int sroce_spin_init(struct sroce_spin *l, bool single)
+{
+	l->single = single;
+	return pthread_spin_init(&l->spin, PTHREAD_PROCESS_PRIVATE);
+}
+
+static inline void sroce_spin_destroy(struct sroce_spin *l)
+{
+	pthread_spin_destroy(&l->spin);
+}
+
+static inline void sroce_spin_lock(struct sroce_spin *l)
+{
+	if (!l->single)
+		pthread_spin_lock(&l->spin);
+}
+
+static inline void sroce_spin_unlock(struct sroce_spin *l)
+{
+	if (!l->single)
+		pthread_spin_unlock(&l->spin);
+}
+
+/* A thread domain: @users counts the parent domains that name it. */
+struct sroce_td {
+	struct ibv_td		ibv_td;
+	atomic_uint		users;
+};
+
+/*
+ * A protection domain, or a parent domain (@pd set: the PD it stands for,
+ * whose kernel handle it carries as its own; domain.c).  @users counts a
+ * PD's parent domains, and a parent domain's objects (QPs, SRQs, CQs, MRs,
+ * MWs, AHs; the kernel counts a PD's); neither can be freed while it has
+ * users.
+ */
 struct sroce_pd {
 	struct ibv_pd		ibv_pd;
+	struct sroce_pd		*pd;		/* parent domain: its PD */
+	struct sroce_td		*td;		/* parent domain: its TD, or NULL */
+	atomic_uint		users;
 };
 
 struct sroce_ah {
@@ -66,8 +118,9 @@ struct sroce_ah {
  */
 struct sroce_cq {
 	struct verbs_cq		vcq;
-	pthread_spinlock_t	lock;
+	struct sroce_spin	lock;
 	struct sroce_ring	ring;		/* consumer side */
+	struct ibv_pd		*parent;	/* cq_ex: its parent domain */
 	uint32_t		poll_next;	/* cq_ex: index after @cur */
 	struct ibv_wc		cur;		/* cq_ex: copy of current CQE */
 };
@@ -80,7 +133,7 @@ struct sroce_cq {
  * or max_inline bytes).
  */
 struct sroce_sq {
-	pthread_spinlock_t	lock;
+	struct sroce_spin	lock;
 	struct sroce_ring	ring;		/* producer side */
 	uint32_t		max_wr;		/* outstanding WQEs allowed */
 	uint32_t		max_sge;
@@ -98,7 +151,7 @@ struct sroce_sq {
  * SRQ or has no receive queue.
  */
 struct sroce_rq {
-	pthread_spinlock_t	lock;
+	struct sroce_spin	lock;
 	struct sroce_ring	ring;		/* producer side */
 	uint32_t		max_wr;		/* outstanding WQEs allowed */
 	uint32_t		max_sge;
@@ -287,6 +340,11 @@ static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 	return sroce_container_of(ibpd, struct sroce_pd, ibv_pd);
 }
 
+static inline struct sroce_td *to_std(struct ibv_td *ibtd)
+{
+	return sroce_container_of(ibtd, struct sroce_td, ibv_td);
+}
+
 static inline struct sroce_ah *to_sah(struct ibv_ah *ibah)
 {
 	return sroce_container_of(ibah, struct sroce_ah, ibv_ah);
@@ -318,6 +376,17 @@ int sroce_cq_destroy(struct ibv_cq *ibcq);
 int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int sroce_cq_resize(struct ibv_cq *ibcq, int cqe);
 
+/* domain.c */
+struct ibv_td *sroce_td_alloc(struct ibv_context *ibctx,
+			      struct ibv_td_init_attr *attr);
+int sroce_td_dealloc(struct ibv_td *ibtd);
+struct ibv_pd *sroce_parent_domain_alloc(struct ibv_context *ibctx,
+					 struct ibv_parent_domain_init_attr *attr);
+int sroce_parent_domain_dealloc(struct sroce_pd *pd);
+void sroce_pd_hold(struct ibv_pd *ibpd);
+void sroce_pd_put(struct ibv_pd *ibpd);
+bool sroce_pd_single_threaded(struct ibv_pd *ibpd);
+
 /* qp.c */
 struct ibv_qp *sroce_qp_create(struct ibv_pd *ibpd,
 			       struct ibv_qp_init_attr *attr);
@@ -333,7 +402,7 @@ int sroce_qp_destroy(struct ibv_qp *ibqp);
 
 /* sq.c */
 int sroce_sq_init(struct sroce_sq *sq, const struct sroce_ring_info *info,
-		  const struct ibv_qp_cap *cap, int cmd_fd);
+		  const struct ibv_qp_cap *cap, int cmd_fd, bool single);
 void sroce_sq_uninit(struct sroce_sq *sq);
 bool sroce_sq_opcode_ok(enum ibv_qp_type qp_type, unsigned int opcode);
 bool sroce_sq_inline_ok(unsigned int opcode);
@@ -355,7 +424,7 @@ int sroce_sq_post(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 
 /* rq.c */
 int sroce_rq_init(struct sroce_rq *rq, const struct sroce_ring_info *info,
-		  uint32_t max_wr, uint32_t max_sge, int cmd_fd);
+		  uint32_t max_wr, uint32_t max_sge, int cmd_fd, bool single);
 void sroce_rq_uninit(struct sroce_rq *rq);
 int sroce_rq_post(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);

@@ -10,7 +10,8 @@
 
 /**
  * sroce_srq_create() - create_srq op
- * @ibpd: PD
+ * @ibpd: PD, or parent domain (with a thread domain: the SRQ takes no
+ *	locks)
  * @attr: attributes; the granted max_wr and max_sge are written back
  *
  * Context: takes no lock; libibverbs fills the rest of the ibv_srq.
@@ -36,10 +37,12 @@ struct ibv_srq *sroce_srq_create(struct ibv_pd *ibpd,
 		goto err_free_srq;
 
 	ret = sroce_rq_init(&srq->rq, &resp.drv.ring, attr->attr.max_wr,
-			    attr->attr.max_sge, ibpd->context->cmd_fd);
+			    attr->attr.max_sge, ibpd->context->cmd_fd,
+			    sroce_pd_single_threaded(ibpd));
 	if (ret)
 		goto err_destroy_srq;
 
+	sroce_pd_hold(ibpd);
 	return &srq->ibv_srq;
 
 err_destroy_srq:
@@ -74,10 +77,10 @@ int sroce_srq_modify(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 	if (ret || !(attr_mask & IBV_SRQ_MAX_WR))
 		return ret;
 
-	pthread_spin_lock(&rq->lock);
+	sroce_spin_lock(&rq->lock);
 	rq->max_wr = attr->max_wr < rq->ring.num_slots ?
 		     attr->max_wr : rq->ring.num_slots;
-	pthread_spin_unlock(&rq->lock);
+	sroce_spin_unlock(&rq->lock);
 	return 0;
 }
 
@@ -112,6 +115,7 @@ int sroce_srq_destroy(struct ibv_srq *ibsrq)
 	if (ret)
 		return ret;
 
+	sroce_pd_put(ibsrq->pd);
 	sroce_rq_uninit(&srq->rq);
 	free(srq);
 	return 0;

@@ -131,7 +131,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 {
 	struct sroce_sq *sq = &qpx_to_sqp(qpx)->sq;
 
-	pthread_spin_lock(&sq->lock);
+	sroce_spin_lock(&sq->lock);
 	sq->wr_count = 0;
 	sq->wr_err = sroce_sq_state_ok(&qpx->qp_base) ? 0 : EINVAL;
 	sq->wr_wqe = NULL;
@@ -144,7 +144,7 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 
 	sq->wr_count = 0;
 	sq->wr_wqe = NULL;
-	pthread_spin_unlock(&sq->lock);
+	sroce_spin_unlock(&sq->lock);
 }
 
 /*

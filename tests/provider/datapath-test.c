@@ -7,9 +7,9 @@
  *
  * Usage: datapath-test
  * Build: see check-provider.sh (includes cq.c, to reach its static
- *        ibv_cq_ex ops; linked with sq.c rq.c wr.c ring.c and -libverbs
- *        for the ibv_cmd_* those files reference, which this test never
- *        calls).
+ *        ibv_cq_ex ops; linked with sq.c rq.c wr.c ring.c domain.c and
+ *        -libverbs for the ibv_cmd_* those files reference, which this
+ *        test never calls).
  *
  * A second mapping of each memfd plays the kernel: the test reads the WQEs
  * the provider wrote and decodes them field by field as
@@ -35,6 +35,26 @@
 
 static int failures;
 static int db_pipe[2];		/* doorbells: provider writes, test reads */
+
+/*
+ * Every test runs twice: on queues that lock, then on queues of a thread
+ * domain (struct sroce_spin), whose locks the test itself holds from
+ * creation to destruction.  A data path that took such a lock would spin
+ * for ever; check-provider.sh runs this test under a timeout.
+ */
+static bool single;
+
+static void hold_if_single(struct sroce_spin *l)
+{
+	if (single)
+		pthread_spin_lock(&l->spin);
+}
+
+static void release_if_single(struct sroce_spin *l)
+{
+	if (single)
+		pthread_spin_unlock(&l->spin);
+}
 static struct ibv_context ctx;	/* only cmd_fd is used */
 
 static void expect(int ok, const char *what)
@@ -130,12 +150,14 @@ static struct test_qp make_qp(enum ibv_qp_type qp_type, bool with_rq)
 	t.qp->vqp.qp.handle = 42;
 	sq_fd = make_ring(&sq, SQ_SLOTS, t.sq_slot, &t.sq_k);
 	rq_fd = make_ring(&rq, RQ_SLOTS, t.rq_slot, &t.rq_k);
-	if (sroce_sq_init(&t.qp->sq, &sq, &cap, sq_fd) ||
+	if (sroce_sq_init(&t.qp->sq, &sq, &cap, sq_fd, single) ||
 	    sroce_rq_init(&t.qp->rq, with_rq ? &rq : &no_ring,
-			  cap.max_recv_wr, cap.max_recv_sge, rq_fd)) {
+			  cap.max_recv_wr, cap.max_recv_sge, rq_fd, single)) {
 		puts("FAIL: setting up the test QP");
 		exit(1);
 	}
+	hold_if_single(&t.qp->sq.lock);
+	hold_if_single(&t.qp->rq.lock);
 	close(sq_fd);
 	close(rq_fd);
 	return t;
@@ -143,6 +165,8 @@ static struct test_qp make_qp(enum ibv_qp_type qp_type, bool with_rq)
 
 static void free_qp(struct test_qp *t)
 {
+	release_if_single(&t->qp->sq.lock);
+	release_if_single(&t->qp->rq.lock);
 	sroce_rq_uninit(&t->qp->rq);
 	sroce_sq_uninit(&t->qp->sq);
 	free(t->qp);
@@ -163,17 +187,17 @@ static void test_init_checks(void)
 	uint8_t *kmap;
 	int fd = make_ring(&info, 4, 112, &kmap);
 
-	expect(sroce_sq_init(&sq, &info, &cap, fd) == EPROTO,
+	expect(sroce_sq_init(&sq, &info, &cap, fd, false) == EPROTO,
 	       "init: max_send_wr above num_slots refused");
 	cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_inline_data = 64 };
-	expect(sroce_sq_init(&sq, &info, &cap, fd) == EPROTO,
+	expect(sroce_sq_init(&sq, &info, &cap, fd, false) == EPROTO,
 	       "init: slot too small for max_inline_data refused");
 	cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_send_sge = 4 };
-	expect(sroce_sq_init(&sq, &info, &cap, fd) == EPROTO,
+	expect(sroce_sq_init(&sq, &info, &cap, fd, false) == EPROTO,
 	       "init: slot too small for max_send_sge SGEs refused");
 	cap = (struct ibv_qp_cap){ .max_send_wr = 4, .max_send_sge = 3,
 				   .max_inline_data = 48 };
-	expect(sroce_sq_init(&sq, &info, &cap, fd) == 0,
+	expect(sroce_sq_init(&sq, &info, &cap, fd, false) == 0,
 	       "init: 64 + max(3 * 16, 48) = 112-byte slot accepted");
 	sroce_sq_uninit(&sq);
 	munmap(kmap, MAP_SIZE);
@@ -479,7 +503,8 @@ static struct sroce_cq *make_cq(uint8_t **kmap)
 	struct sroce_cq *cq = calloc(1, sizeof(*cq));
 	int fd = make_ring(&info, CQ_SLOTS, 64, kmap);
 
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	sroce_spin_init(&cq->lock, single);
+	hold_if_single(&cq->lock);
 	hdr_of(*kmap)->producer = hdr_of(*kmap)->consumer = 0xfffffffeu;
 	if (sroce_ring_map(&cq->ring, &info, sizeof(struct ib_uverbs_wc),
 			   SROCE_RING_CONSUMER, fd)) {
@@ -493,7 +518,8 @@ static struct sroce_cq *make_cq(uint8_t **kmap)
 static void free_cq(struct sroce_cq *cq, uint8_t *kmap)
 {
 	sroce_ring_unmap(&cq->ring);
-	pthread_spin_destroy(&cq->lock);
+	release_if_single(&cq->lock);
+	sroce_spin_destroy(&cq->lock);
 	free(cq);
 	munmap(kmap, MAP_SIZE);
 }
@@ -717,17 +743,20 @@ int main(void)
 	ctx.cmd_fd = db_pipe[1];
 
 	test_init_checks();
-	test_send_sge();
-	test_send_inline_and_full();
-	test_send_types();
-	test_atomic();
-	test_memory_windows();
-	test_recv();
-	test_poll_cq();
-	test_poll_cq_ex();
-	test_cq_discard();
-	test_wr_api();
-	test_wr_ud();
+	for (int pass = 0; pass < 2; pass++) {
+		single = pass == 1;
+		test_send_sge();
+		test_send_inline_and_full();
+		test_send_types();
+		test_atomic();
+		test_memory_windows();
+		test_recv();
+		test_poll_cq();
+		test_poll_cq_ex();
+		test_cq_discard();
+		test_wr_api();
+		test_wr_ud();
+	}
 
 	puts(failures ? "datapath-test: FAILED" : "datapath-test: passed");
 	return failures ? 1 : 0;
