@@ -20,8 +20,9 @@
  * in whole or in part (it runs what it can, then reports the skip), only
  * for a capability a device does not advertise (ibv_query_device,
  * ibv_query_port, or for inline data the QP creation that refuses it with
- * EINVAL); what the devices advertise is exercised, and a failure there is
- * a failure.  The exit status is 1 if any case failed, 2 on a usage error
+ * EINVAL; for thread and parent domains, which nothing advertises, the
+ * provider's EOPNOTSUPP); what the devices advertise is exercised, and a
+ * failure there is a failure.  The exit status is 1 if any case failed, 2 on a usage error
  * or if the devices cannot even be set up (then one "setup: FAIL why" line
  * says why).
  *
@@ -90,6 +91,8 @@ static const struct tcase {
 	{ "post_inline_too_big", case_post_inline_too_big },
 	{ "post_recv_too_many_sge", case_post_recv_too_many_sge },
 	{ "mw2_qp_gone", case_mw2_qp_gone },
+	{ "parent_domain", case_parent_domain },
+	{ "parent_domain_busy", case_parent_domain_busy },
 };
 
 /* In the child: open, run, release; report "P", "S why" or "F why" on @fd. */

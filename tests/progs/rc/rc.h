@@ -76,7 +76,7 @@ void sleep_ms(int ms);
 
 /* --- resources: everything a case creates is released in reverse order ----- */
 
-enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM };
+enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM, R_TD };
 
 void *track(enum rkind kind, void *p);
 int release_early(void *p);
@@ -292,5 +292,9 @@ int case_post_recv_too_many_sge(void);
 
 /* mw.c */
 int case_mw2_qp_gone(void);
+
+/* domains.c */
+int case_parent_domain(void);
+int case_parent_domain_busy(void);
 
 #endif

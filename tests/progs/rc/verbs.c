@@ -75,7 +75,7 @@ void sleep_ms(int ms)
 }
 
 static const char *const rkind_name[] = { "context", "completion channel", "PD", "CQ",
-					   "QP", "MR", "MW", "buffer" };
+					   "QP", "MR", "MW", "buffer", "thread domain" };
 static struct {
 	enum rkind kind;
 	void *p;
@@ -107,6 +107,8 @@ static int release_one(enum rkind kind, void *p)
 		return ibv_dealloc_mw(p);
 	case R_PD:
 		return ibv_dealloc_pd(p);
+	case R_TD:
+		return ibv_dealloc_td(p);
 	case R_CH:
 		return ibv_destroy_comp_channel(p);
 	case R_CTX:
