@@ -276,8 +276,10 @@ mcast_small_cq_run() {
 # "client!" for stderr: kept apart, they cannot split each other's lines).
 
 srv_show() {
-	sed 's/^/  server| /' "$SRV_LOG" 2>/dev/null || true
-	sed 's/^/  server! /' "$SRV_LOG.err" 2>/dev/null || true
+	# Each output ends with a newline, even one cut off mid-line: the
+	# runner reads a test's verdict only from a line that begins "FAIL: ".
+	sed -e 's/^/  server| /' -e '$a\' "$SRV_LOG" 2>/dev/null || true
+	sed -e 's/^/  server! /' -e '$a\' "$SRV_LOG.err" 2>/dev/null || true
 }
 
 # last_words LOG: the last line with words of LOG's stderr, else of LOG.
@@ -333,8 +335,8 @@ cli_run() {
 	CLI_LOG=/tmp/$name.cli
 	printf '+ [client] %s\n' "${RDMA_NS2[*]} $*" >&2
 	timeout -k 5 "$RDMA_TOOL_TIMEOUT" "${RDMA_NS2[@]}" "$@" >"$CLI_LOG" 2>"$CLI_LOG.err" </dev/null || rc=$?
-	sed 's/^/  client| /' "$CLI_LOG"
-	sed 's/^/  client! /' "$CLI_LOG.err"
+	sed -e 's/^/  client| /' -e '$a\' "$CLI_LOG"
+	sed -e 's/^/  client! /' -e '$a\' "$CLI_LOG.err"
 	if [ $rc != 0 ]; then
 		srv_stop
 		srv_show
@@ -347,6 +349,10 @@ srv_finish() {
 	local deadline=$((SECONDS + 30)) rc=0
 	while kill -0 "$SRV_PID" 2>/dev/null; do
 		if [ $SECONDS -ge $deadline ]; then
+			# Where each end's connection stands (a server that
+			# never saw the disconnect still shows CONNECT).
+			echo "--- rdma resource show cm_id"
+			rdma res show cm_id 2>&1 || true
 			srv_stop
 			srv_show
 			fail "$SRV_NAME: server still running 30 s after the client finished"

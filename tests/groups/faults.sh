@@ -97,8 +97,8 @@ unreliable_cases() {
 
 # faults_trace: sroce's go-back, NAK and QP state events (rare, cheap)
 # recorded from here on; if the test fails, the last of them go in its log
-# (faults_evidence): which QP spent its retries, on what, with how many
-# left.  Replaces the EXIT trap rdma_topo set, and runs it.
+# with the devices' counters (faults_evidence): which QP spent its
+# retries, on what, with how many left.  Replaces the EXIT trap rdma_topo set, and runs it.
 faults_trace() {
 	local e
 	tracefs_find || return 0
@@ -114,6 +114,8 @@ faults_trace() {
 faults_evidence() {
 	echo 0 >"$TRACEFS/events/sroce/enable"
 	[ "$1" = 0 ] || [ "$1" = 4 ] && return 0
+	echo "the devices' counters that are not zero:"
+	show_counters 2>&1 || true
 	echo "the last go-back, NAK and QP state events:"
 	grep -v '^#' "$TRACEFS/trace" | tail -n 80
 }
