@@ -540,9 +540,15 @@ void sroce_comp_rcv(struct sroce_pkt *pkt)
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_QP_TYPE);
 		return;
 	}
-	sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	v = qp->dead ? SROCE_COMP_DROP : sroce_comp_dispatch(qp, pkt);
+	if (qp->dead) {
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		/* Being destroyed: counted as the responder counts it. */
+		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_QP_STATE);
+		return;
+	}
+	sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
+	v = sroce_comp_dispatch(qp, pkt);
 	if (v == SROCE_COMP_DUP || v == SROCE_COMP_DROP) {
 		sroce_drop_pkt(pkt, v == SROCE_COMP_DUP ? SROCE_CNT_RX_DUP_RESP :
 							  SROCE_CNT_RX_DROP_RESP);
