@@ -98,7 +98,8 @@ unreliable_cases() {
 # faults_trace: sroce's go-back, NAK and QP state events (rare, cheap)
 # recorded from here on; if the test fails, the last of them go in its log
 # with the devices' counters (faults_evidence): which QP spent its
-# retries, on what, with how many left.  Replaces the EXIT trap rdma_topo set, and runs it.
+# retries, on what, with how many left.  Replaces the EXIT trap rdma_topo
+# set, and runs it.
 faults_trace() {
 	local e
 	tracefs_find || return 0
