@@ -242,6 +242,11 @@ timed_out() {
 	fi
 }
 
+# The lines that begin the kernel's report of why it stopped: a panic, an
+# oops, a BUG (a soft lockup's too), a WARNING, an RCU stall, the host's
+# NMI (scripts/vm/run-guest.sh), or the tests' watchdog (tests/lib.sh).
+console_splat='Kernel panic|BUG:|WARNING:|Oops|detected stalls|NMI received for unknown reason|sroce-test: wedged'
+
 # console_death FILE: the kernel's first word on why the guest died in the
 # console log FILE (the first oops, BUG, WARNING or panic line, and where
 # it was: the first RIP line), empty if it said nothing.  A guest the
@@ -249,7 +254,7 @@ timed_out() {
 # test wedged it and the first task it found stuck, with its stack.
 console_death() {
 	local first rip
-	first=$(grep -m1 -E 'Kernel panic|BUG:|WARNING:|Oops|sroce-test: wedged' "$1" 2>/dev/null)
+	first=$(grep -m1 -E "$console_splat" "$1" 2>/dev/null)
 	if [[ $first == *'sroce-test: wedged'* ]]; then
 		first=${first#*sroce-test: }
 		echo "${first%%; the blocked tasks follow*}; $(stuck_task "$1")"
@@ -276,18 +281,37 @@ stuck_task() {
 		END { if (t) print t s }' "$1" 2>/dev/null
 }
 
-# console_report GROUP TEST: the tests' watchdog's report in the console of
-# the guest that ran GROUP, if it stopped that guest in TEST (in the reset
-# before GROUP's first test if TEST is "guest"): the tasks stuck in the
-# kernel and their stacks, 40 lines at most.
+# console_report GROUP TEST MESSAGE: what the console of the guest that
+# died in GROUP's TEST said, 50 lines at most, less registers and the
+# unwinder's guesses.  For a guest the tests'
+# watchdog stopped (in the reset before GROUP's first test if TEST is
+# "guest"), its report: the tasks stuck in the kernel and their stacks;
+# for one the kernel stopped, the report that console_death's words in
+# MESSAGE begin (the stalled CPUs' or the panicking CPU's stacks).
 console_report() {
-	local f w="sroce-test: wedged: $1/$2 (with"
-	[ "$2" != guest ] || w="sroce-test: wedged: $1/reset (with"
+	local f w=
+	case $3 in
+	*wedged*)
+		w="sroce-test: wedged: $1/$2 (with"
+		[ "$2" != guest ] || w="sroce-test: wedged: $1/reset (with" ;;
+	*'guest died'*) ;;
+	*) return 0 ;;
+	esac
 	for f in "$results"/lane-*/console-all.log "$results"/lane-*/pair-"$1"/*/console.log; do
-		[ -e "$f" ] && grep -q "$w" "$f" || continue
-		grep -m1 -A 39 "$w" "$f" | sed 's/^\[[^]]*\] */    ! /'
-		return 0
+		[ -e "$f" ] || continue
+		awk -v w="$w" -v m="${3//$'\r'/}" -v splat="$console_splat" '
+			{ sub(/\r$/, "") }
+			!on && (w != "" ? index($0, w) : $0 ~ splat && index(m, $0)) { on = 1 }
+			{ sub(/^\[[^]]*\] */, "") }
+			# Registers, code bytes and unreliable frames ("? ")
+			# hide the stacks.
+			/^(Code|RSP|RAX|RDX|RBP|R10|R13|FS|CS|CR2|PKRU|DR[0-7]|Hardware name):|^\? / { next }
+			on && n++ < 50 { print "    ! " $0 }
+			# The end of a panic report: the last words of that guest.
+			on && /^Kernel Offset:/ { exit }
+			END { exit !on }' "$f" && return 0
 	done
+	return 0
 }
 
 # run_guest_groups GROUP...: the groups, in order, in one guest sharing
@@ -344,6 +368,7 @@ EOF
 	g=${left[0]}
 	cur=$(grep '^=== ' "$out/$g.log" 2>/dev/null | tail -n1 | sed 's|^=== [^/]*/||')
 	last=$(console_death "$out/console.log")
+	[ ! -s "$out/hung" ] || last="$(cat "$out/hung"); $last"
 	where=
 	# A test with its result already recorded had ended: the guest was
 	# between tests (resetting, or checking the kernel log).
@@ -360,6 +385,15 @@ EOF
 	if [ ${#left[@]} -gt 1 ]; then
 		run_guest_groups "${left[@]:1}"
 	fi
+}
+
+# pair_death DIR: why the guest of a pair that ran in DIR died, as
+# run_guest_groups says it ("guest died (...)" for console_report).
+pair_death() {
+	local last
+	last=$(console_death "$1/console.log")
+	[ ! -s "$1/hung" ] || last="$(cat "$1/hung"); $last"
+	echo "guest died (${last:-see $1/console.log})"
 }
 
 # run_pair_group GROUP: two guests run GROUP, each its own end.
@@ -385,7 +419,7 @@ EOF
 			if [ "$rc" = 124 ]; then
 				record FAIL "$g" "guest-$r" "guest $r: $(timed_out "$t")"
 			else
-				record FAIL "$g" "guest-$r" "guest $r stopped before the end of the group (status $rc; $dir/$r/console.log)"
+				record FAIL "$g" "guest-$r" "guest $r stopped before the end of the group (status $rc; $(pair_death "$dir/$r"))"
 			fi
 			broken=1
 		fi
@@ -482,10 +516,7 @@ fail_tails() {
 				END { if (n) printf "--- %s, the last lines of %s:\n", substr(h, 5), f
 					for (i = (n > 15 ? n - 15 : 0); i < n; i++) print "    | " l[i % 15] }' "$f"
 		done
-		case $msg in
-		*wedged*)
-			console_report "$g" "$t" | sed "1i --- $g/$t, the guest's console:" ;;
-		esac
+		console_report "$g" "$t" "$msg" | sed "1i --- $g/$t, the guest's console:"
 	done < <(awk -F'\t' '$1 == "FAIL"' "$results/results.tsv")
 }
 

@@ -825,10 +825,17 @@ t_in_guest() { [ -e /proc/modules ] && [ -w /dev/kmsg ]; }
 # blames WHAT with the console's words (console_death in
 # scripts/run-tests.sh) and runs the groups after this one in a fresh
 # guest.  _t_unwatch stops it.
+#
+# A kernel that stops running user space stops this watchdog too: the
+# host watches it in turn.  $SROCE_RESULTS/.watch (the host's copy of the
+# guest's results) holds its time and WHAT while it runs; if the file
+# outlives its time by a margin, scripts/vm/run-guest.sh sends the guest
+# an NMI, which panics it with the stack of where it was.
 : "${SROCE_WEDGE_GRACE:=180}"
 _t_dog=
 _t_watch() {
 	t_in_guest || return 0
+	echo "$((SROCE_TEST_TIMEOUT + SROCE_WEDGE_GRACE)) $SROCE_GROUP/$1" >"$SROCE_RESULTS/.watch"
 	_t_watchdog "$1" &
 	_t_dog=$!
 }
@@ -837,10 +844,14 @@ _t_unwatch() {
 	kill "$_t_dog" 2>/dev/null
 	wait "$_t_dog" 2>/dev/null
 	_t_dog=
+	rm -f "$SROCE_RESULTS/.watch"
 	return 0
 }
 # The wait is the shell's own read on a FIFO: killing the watchdog leaves
-# no sleep behind.
+# no sleep behind.  Once it fires, it uses only the shell's builtins and
+# files of memory (/tmp, /proc, /dev) until the guest is off: what wedged
+# may be the host's file shares (9p), which the kernel log and a program
+# started from the host's root would need.
 _t_watchdog() {
 	local fifo=/tmp/.sroce-watchdog secs=$((SROCE_TEST_TIMEOUT + SROCE_WEDGE_GRACE))
 	[ -p "$fifo" ] || mkfifo "$fifo" || return 0
@@ -849,8 +860,9 @@ _t_watchdog() {
 	echo 8 >/proc/sys/kernel/printk
 	echo "<3>sroce-test: wedged: $SROCE_GROUP/$1 (with its reset) did not end in ${secs}s; the blocked tasks follow" >/dev/kmsg
 	echo w >/proc/sysrq-trigger
+	# The kernel log for the results, if the shares still work.
+	(dmesg >"$SROCE_RESULTS/dmesg-wedged.log" 2>&1 &)
 	read -r -t 5 _ <>"$fifo"
-	dmesg >"$SROCE_RESULTS/dmesg-wedged.log" 2>&1
 	echo o >/proc/sysrq-trigger
 }
 

@@ -70,6 +70,22 @@ echo 1 >/proc/sys/kernel/sysrq
 # The job must not be able to hang the guest silently: the host has its
 # own timeout, and a hung task is reported in the log it scans.
 echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+# A kernel that stops scheduling (a CPU spinning with interrupts off, or
+# waiting for one) hangs the tests' own watchdog too (_t_watch in
+# tests/lib.sh): on CI (2026-12-04) a guest sat so for 30 minutes, to the
+# run's deadline, and left nothing in the output.  The kernel's detectors
+# turn that into a panic whose stacks the console keeps (every CPU's, for
+# a soft lockup; the stalled ones', for an RCU stall; the blocked task's,
+# for a hung task), and the host's NMI (scripts/vm/run-guest.sh) does
+# where no detector fires.  Each of them is a failure already (the tests
+# scan the kernel log for their words, SROCE_BAD_KMSG); panicking costs
+# the rest of the group and shows where.  The console of a "quiet" boot
+# prints errors only; at level 5 it prints the stacks too (default level,
+# 4), not the info and debug lines the tests make.
+for k in softlockup_panic softlockup_all_cpu_backtrace panic_on_rcu_stall unknown_nmi_panic hung_task_panic; do
+	echo 1 >"/proc/sys/kernel/$k" 2>/dev/null
+done
+echo 5 >/proc/sys/kernel/printk
 
 cd /run/xfer || poweroff_now
 echo booted >/run/xfer/booted

@@ -30,7 +30,7 @@ while getopts "x:t:m:c:a:q:" o; do
 done
 [ -n "$xfer" ] && [ -f "$xfer/job.sh" ] || { echo "run-guest: XFER_DIR/job.sh required" >&2; exit 2; }
 xfer=$(cd "$xfer" && pwd)
-rm -f "$xfer/job.rc" "$xfer/job.log" "$xfer/booted" "$xfer/console.log"
+rm -f "$xfer/job.rc" "$xfer/job.log" "$xfer/booted" "$xfer/console.log" "$xfer/.watch" "$xfer/hung"
 
 # The guest's root: the host's, or another Debian root (SROCE_GUEST_ROOT,
 # e.g. build/trixie-root or the packaging test's), whose kernel modules
@@ -82,11 +82,53 @@ cmdline+=" sroce.src=$src $append"
 # slower to emulate than their SSE2 forms.  SROCE_GUEST_CPU overrides it.
 cpu=${SROCE_GUEST_CPU:-max,erms=off,avx=off,avx2=off}
 
+# The guest's monitor, for watch_hang's NMI.
+mon=$(mktemp -u /tmp/sroce-mon.XXXXXX)
+
+# watch_hang: the host's watch over the tests' own watchdog (_t_watch in
+# tests/lib.sh).  While a test runs, XFER/.watch holds how many seconds
+# its watchdog gives it and its name; the file's time is the host's.  A
+# file SROCE_HANG_MARGIN (120) seconds older than that means the guest no
+# longer runs user space: an NMI then panics it (unknown_nmi_panic, set by
+# guest-stage2.sh), and its console gets the stack of where each CPU was.
+# XFER/hung says so for scripts/run-tests.sh.
+watch_hang() {
+	local secs what m now margin=${SROCE_HANG_MARGIN:-120}
+	while sleep 10; do
+		read -r secs what 2>/dev/null <"$xfer/.watch" || continue
+		m=$(stat -c %Y "$xfer/.watch" 2>/dev/null) || continue
+		now=$(date +%s)
+		[[ $secs =~ ^[0-9]+$ ]] && [ "$now" -gt $((m + secs + margin)) ] || continue
+		echo "$what did not end in $((now - m))s and the guest's watchdog did not act: the host sent the guest an NMI" >"$xfer/hung"
+		echo "run-guest: $(cat "$xfer/hung")" >&2
+		monitor nmi
+		# A guest the NMI did not stop is stopped a minute later.
+		sleep 60
+		echo "run-guest: the guest outlived the NMI: stopping it" >&2
+		monitor quit
+		return 0
+	done
+}
+
+# monitor COMMAND: COMMAND to the guest's monitor.
+monitor() {
+	python3 - "$mon" "$1" <<'EOF' || echo "run-guest: the guest's monitor did not take '$1'" >&2
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+time.sleep(1)
+EOF
+}
+
 rc=0
+watch_hang &
+watcher=$!
 # shellcheck disable=SC2086 # qextra is a list of words on purpose
 timeout --kill-after=10 "$timeout_s" \
 	qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$cpus" -m "$mem" \
-	-nodefaults -display none -no-reboot -monitor none \
+	-nodefaults -display none -no-reboot \
+	-monitor "unix:$mon,server=on,wait=off" \
 	-serial "file:$xfer/console.log" \
 	-kernel "$SROCE_VMLINUZ" -initrd "$SROCE_INITRD" -append "$cmdline" \
 	-fsdev "local,id=hostroot,path=$guest_root,security_model=none,readonly=on,multidevs=remap" \
@@ -96,6 +138,10 @@ timeout --kill-after=10 "$timeout_s" \
 	-fsdev "local,id=src,path=$src,security_model=none,readonly=on" \
 	-device virtio-9p-pci,fsdev=src,mount_tag=src \
 	$qextra || rc=$?
+pkill -P "$watcher" 2>/dev/null || true
+kill "$watcher" 2>/dev/null || true
+wait "$watcher" 2>/dev/null || true
+rm -f "$mon"
 
 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 	echo "run-guest: guest timed out after ${timeout_s}s" >&2
