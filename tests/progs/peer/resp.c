@@ -192,9 +192,14 @@ int sc_atomics_behind_read(const struct vconf *c)
  * fatal_nak_behind_seq_nak - with max_dest_rd_atomic 1, a READ of 448
  * packets, and while its answer is being sent, a WRITE from a PSN ahead
  * (a gap: the responder owes a sequence NAK, held behind the READ's data)
- * then the READ that fills the gap (one sendmmsg()): a second READ
- * outstanding, over the limit, which the responder must refuse with a
- * NAK invalid request (IBTA 9.7.5.2.2) and fail the QP.  That NAK
+ * then the READ that fills the gap: a second READ outstanding, over the
+ * limit, which the responder must refuse with a NAK invalid request
+ * (IBTA 9.7.5.2.2) and fail the QP.  All three go in one sendmmsg(): the
+ * receive path sends a few packets of an answer and leaves the rest to
+ * the responder's work, so the second READ arrives with most of the
+ * first's answer owed; sent apart, a test descheduled between them (a
+ * loaded emulated guest) could find the answer complete and the second
+ * READ within the limit.  That NAK
  * replaces the sequence NAK held back: a responder in the error state
  * answers nothing more, so a sequence NAK would have its requester resend
  * into silence until its retries ran out and report a transport retry
@@ -208,16 +213,15 @@ int sc_fatal_nak_behind_seq_nak(const struct vconf *c)
 	const uint32_t len = N * PMTU;
 	uint32_t p = c->epsn, p2 = psn_add(p, N), next = 0;
 	bool got[N] = { false };
-	struct req one, two[2];
+	struct req three[3];
 	struct rsp r;
 
-	one = rq_rdma(OP_READ_REQ, p, va_of(0), vic.mr->rkey, len);
-	two[0] = rq_rdma(OP_WRITE_ONLY, psn_add(p2, 1), va_of(len), vic.mr->rkey, 64);
-	two[0].data = msg[3];
-	two[0].len = 64;
-	two[1] = rq_rdma(OP_READ_REQ, p2, va_of(0), vic.mr->rkey, PMTU);
-	TRY(req_send(&one));
-	TRY(req_send_n(two, 2));
+	three[0] = rq_rdma(OP_READ_REQ, p, va_of(0), vic.mr->rkey, len);
+	three[1] = rq_rdma(OP_WRITE_ONLY, psn_add(p2, 1), va_of(len), vic.mr->rkey, 64);
+	three[1].data = msg[3];
+	three[1].len = 64;
+	three[2] = rq_rdma(OP_READ_REQ, p2, va_of(0), vic.mr->rkey, PMTU);
+	TRY(req_send_n(three, 3));
 	for (;;) {
 		TRY(rsp_expect(&r, "the first READ's data, then a NAK"));
 		if (r.op == OP_ACK)
