@@ -90,6 +90,9 @@ static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 		return IB_WC_LOCAL_INV;
 	case IB_WR_BIND_MW:
 		return IB_WC_BIND_MW;
+	case SROCE_WR_ATOMIC_WRITE:
+		/* User QPs only: libibverbs' number (6.2+: the kernel's). */
+		return (enum ib_wc_opcode)SROCE_WC_ATOMIC_WRITE;
 	default:
 		return IB_WC_SEND;
 	}
@@ -415,8 +418,8 @@ sroce_comp_rd_atomic_target(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 		*v = sroce_comp_go_back(qp, qp->comp.psn, SROCE_RETRY_GAP);
 		return NULL;
 	}
-	if (read ? w->opcode != IB_WR_RDMA_READ :
-		   w->opcode == IB_WR_RDMA_READ)
+	if (read ? !sroce_wr_is_read_answered(w->opcode) :
+		   !sroce_wr_is_atomic(w->opcode))
 		return NULL;
 	*v = SROCE_COMP_NOTHING;
 	return w;
@@ -438,6 +441,9 @@ static bool sroce_comp_read_shape_ok(struct sroce_qp *qp,
 		want = SROCE_OPF_MIDDLE;
 	if (!(flags & want) || !(flags & SROCE_OPF_READ))
 		return false;
+	/* An ATOMIC WRITE's answer carries no data. */
+	if (w->opcode == SROCE_WR_ATOMIC_WRITE)
+		return !pkt->paylen;
 	if (flags & SROCE_OPF_END)
 		return pkt->paylen == w->length - offset;
 	return pkt->paylen == qp->pmtu;

@@ -329,7 +329,8 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 SROCE_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;

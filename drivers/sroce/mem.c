@@ -157,24 +157,41 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	return 0;
 }
 
+/* @op on the aligned word at @p; returns what was there (0: a write). */
+static u64 sroce_atomic_do(u64 *p, enum sroce_atomic_op op, u64 compare_add,
+			   u64 swap)
+{
+	switch (op) {
+	case SROCE_ATOMIC_CMP_SWAP:
+		return cmpxchg64(p, compare_add, swap);
+	case SROCE_ATOMIC_FETCH_ADD:
+		return atomic64_fetch_add(compare_add, (atomic64_t *)p);
+	default:
+		atomic64_set_release((atomic64_t *)p, swap);
+		return 0;
+	}
+}
+
 /**
  * sroce_mr_atomic() - an atomic operation on a region's memory
  * @mr: the region; the caller checked the 8 bytes with sroce_mr_check()
  * @iova: the 8-byte aligned address
- * @cmp_swap: compare-and-swap, else fetch-and-add
+ * @op: which operation
  * @compare_add: the compare value, or the addend
- * @swap: the swap value
- * @orig: the value before the operation
+ * @swap: the swap value, or the value an atomic write stores
+ * @orig: the value before the operation (0 for an atomic write)
  *
  * The operation is a CPU atomic instruction on the memory, so it is atomic
  * against every other sroce atomic on any QP and against the CPU's own.
+ * An atomic write is one 8-byte store with release order: whoever sees it
+ * sees what the QP placed in memory before it.
  *
  * Context: Any context.
  * Return: 0, -EINVAL for an unaligned address; for a fast-registration
  * region -EACCES if it has been invalidated since the check, -ERANGE
  * outside its mapping.
  */
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
 		    u64 compare_add, u64 swap, u64 *orig)
 {
 	u64 off = iova - mr->iova + mr->page_offset;
@@ -194,11 +211,8 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 			err = -EACCES;
 		else if (!p || room < sizeof(*p))
 			err = -ERANGE;
-		else if (cmp_swap)
-			*orig = cmpxchg64(p, compare_add, swap);
 		else
-			*orig = atomic64_fetch_add(compare_add,
-						   (atomic64_t *)p);
+			*orig = sroce_atomic_do(p, op, compare_add, swap);
 		spin_unlock_irqrestore(&mr->lock, flags);
 		return err;
 	}
@@ -208,10 +222,7 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 		va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
 		p = va + (off & ~PAGE_MASK);
 	}
-	if (cmp_swap)
-		*orig = cmpxchg64(p, compare_add, swap);
-	else
-		*orig = atomic64_fetch_add(compare_add, (atomic64_t *)p);
+	*orig = sroce_atomic_do(p, op, compare_add, swap);
 	if (va)
 		kunmap_local(va);
 	return 0;

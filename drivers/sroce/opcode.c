@@ -65,6 +65,9 @@ static const struct sroce_op_rule sroce_op_rules[SROCE_OP_MASK + 1] = {
 		REQ_SEND | SROCE_OPF_LAST | SROCE_OPF_IETH },
 	[SROCE_OP_SEND_ONLY_INV] = { "SEND_ONLY_INV",
 		REQ_SEND | SROCE_OPF_ONLY | SROCE_OPF_IETH },
+	[SROCE_OP_ATOMIC_WRITE] = { "ATOMIC_WRITE", SROCE_OPF_REQ |
+		SROCE_OPF_ATOMIC_WRITE | SROCE_OPF_ONLY | SROCE_OPF_RETH |
+		SROCE_OPF_PAYLOAD },
 };
 
 /* Which operations each transport allows. */
@@ -73,7 +76,8 @@ static bool sroce_transport_allows(u8 transport, u8 op)
 	switch (transport) {
 	case SROCE_TRANSPORT_RC:
 		return op <= SROCE_OP_FETCH_ADD || op == SROCE_OP_SEND_LAST_INV ||
-		       op == SROCE_OP_SEND_ONLY_INV;
+		       op == SROCE_OP_SEND_ONLY_INV ||
+		       op == SROCE_OP_ATOMIC_WRITE;
 	case SROCE_TRANSPORT_UC:
 		return op <= SROCE_OP_WRITE_ONLY_IMM;
 	case SROCE_TRANSPORT_UD:

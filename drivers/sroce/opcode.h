@@ -46,6 +46,7 @@ enum sroce_op {
 	SROCE_OP_FETCH_ADD = 0x14,
 	SROCE_OP_SEND_LAST_INV = 0x16,
 	SROCE_OP_SEND_ONLY_INV = 0x17,
+	SROCE_OP_ATOMIC_WRITE = 0x1d,
 	SROCE_OP_MASK = 0x1f,
 };
 
@@ -72,6 +73,8 @@ enum sroce_op {
  * @SROCE_OPF_MIDDLE: middle packet
  * @SROCE_OPF_LAST: last packet of a multi-packet message
  * @SROCE_OPF_ONLY: the message's only packet
+ * @SROCE_OPF_ATOMIC_WRITE: an ATOMIC WRITE request (IBTA 1.5): an RETH and
+ *	8 bytes, answered like a READ of nothing
  */
 enum sroce_opf {
 	SROCE_OPF_VALID = BIT(0),
@@ -93,6 +96,7 @@ enum sroce_opf {
 	SROCE_OPF_MIDDLE = BIT(16),
 	SROCE_OPF_LAST = BIT(17),
 	SROCE_OPF_ONLY = BIT(18),
+	SROCE_OPF_ATOMIC_WRITE = BIT(19),
 };
 
 #define SROCE_OPF_START (SROCE_OPF_FIRST | SROCE_OPF_ONLY)

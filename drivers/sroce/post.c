@@ -35,6 +35,7 @@ static bool sroce_opcode_allowed(struct sroce_qp *qp, u32 opcode)
 	case IB_WR_REG_MR:
 		return !qp->is_user && (type == IB_QPT_RC || type == IB_QPT_UC);
 	case IB_WR_BIND_MW:
+	case SROCE_WR_ATOMIC_WRITE:
 		return qp->is_user && type == IB_QPT_RC;
 	default:
 		return false;
@@ -57,6 +58,12 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *w,
 	if (sroce_wr_is_local(w->opcode) &&
 	    (length || (w->flags & SROCE_SEND_INLINE)))
 		return -EINVAL;
+	/* Its 8 bytes travel in the WQE itself. */
+	if (w->opcode == SROCE_WR_ATOMIC_WRITE) {
+		if (w->num_sge || (w->flags & SROCE_SEND_INLINE))
+			return -EINVAL;
+		length = sizeof(w->atomic_write.data);
+	}
 	if (length > SROCE_MAX_MSG_SZ)
 		return -EMSGSIZE;
 	if (w->flags & SROCE_SEND_INLINE) {
@@ -294,6 +301,12 @@ static int sroce_swqe_user_op(struct sroce_qp *qp, struct sroce_swqe *w,
 		w->atomic.swap = u->wr.atomic.swap;
 		w->atomic.rkey = u->wr.atomic.rkey;
 		return u->wr.atomic.reserved ? -EINVAL : 0;
+	case SROCE_WR_ATOMIC_WRITE:
+		w->atomic_write.remote_addr = u->wr.atomic_write.remote_addr;
+		memcpy(w->atomic_write.data, u->wr.atomic_write.data,
+		       sizeof(w->atomic_write.data));
+		w->atomic_write.rkey = u->wr.atomic_write.rkey;
+		return u->wr.atomic_write.reserved ? -EINVAL : 0;
 	case IB_WR_BIND_MW:
 		w->bind.mw_rkey = u->wr.bind_mw.mw_rkey;
 		w->bind.new_rkey = u->wr.bind_mw.new_rkey;

@@ -308,6 +308,40 @@ static enum sroce_req_step sroce_req_atomic(struct sroce_qp *qp,
 }
 
 /*
+ * An ATOMIC WRITE: its RETH and 8 bytes in one packet, which takes a READ
+ * credit like an atomic and is answered by an empty READ response.
+ */
+static enum sroce_req_step sroce_req_atomic_write(struct sroce_qp *qp,
+						  struct sroce_swqe *w,
+						  struct sroce_req_out *out)
+{
+	u8 opcode = SROCE_TRANSPORT_RC | SROCE_OP_ATOMIC_WRITE;
+	struct sroce_reth *reth;
+	void *hdrs, *payload;
+
+	out->skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode,
+				  sizeof(w->atomic_write.data), qp->dest_qpn,
+				  qp->req.psn, true, false, &hdrs, &payload);
+	if (!out->skb)
+		return SROCE_REQ_STALLED;
+	reth = hdrs + sroce_opcode(opcode)->off_reth;
+	reth->va = cpu_to_be64(w->atomic_write.remote_addr);
+	reth->rkey = cpu_to_be32(w->atomic_write.rkey);
+	reth->length = cpu_to_be32(sizeof(w->atomic_write.data));
+	memcpy(payload, w->atomic_write.data, sizeof(w->atomic_write.data));
+	out->av = qp->av;
+	w->first_psn = qp->req.psn;
+	w->last_psn = qp->req.psn;
+	if (w->state == SROCE_WQE_POSTED)
+		qp->req.rd_atomic++;
+	w->state = SROCE_WQE_SENT;
+	sroce_req_advance(qp, 1);
+	qp->req.since_ackreq = 0;
+	qp->req.idx++;
+	return SROCE_REQ_PACKET;
+}
+
+/*
  * A local operation (REG_MR, LOCAL_INV, BIND_MW) takes effect when the
  * requester reaches it; it sends nothing and completes in order.
  */
@@ -486,6 +520,8 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return sroce_req_atomic(qp, w, out);
+	case SROCE_WR_ATOMIC_WRITE:
+		return sroce_req_atomic_write(qp, w, out);
 	case IB_WR_REG_MR:
 	case IB_WR_LOCAL_INV:
 	case IB_WR_BIND_MW:

@@ -364,7 +364,8 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
 	err = sroce_mr_atomic(mr, va,
-			      sroce_resp_op(pkt) == SROCE_OP_CMP_SWAP,
+			      sroce_resp_op(pkt) == SROCE_OP_CMP_SWAP ?
+			      SROCE_ATOMIC_CMP_SWAP : SROCE_ATOMIC_FETCH_ADD,
 			      be64_to_cpu(sroce_resp_op(pkt) == SROCE_OP_CMP_SWAP ?
 					  atm->compare : atm->swap_add),
 			      be64_to_cpu(atm->swap_add), &orig);
@@ -387,6 +388,51 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 				 pkt->psn, true, orig);
 	if (skb)
 		__skb_queue_tail(out, skb);
+	return SROCE_RESP_DONE;
+}
+
+/*
+ * An ATOMIC WRITE: its 8 bytes stored in one piece at an aligned address
+ * the QP may write, under a responder resource like a READ's, answered by
+ * a READ response without data (owed like one: after the answers owed
+ * before it, and again from the resource for a duplicate, without storing
+ * again).
+ */
+static enum sroce_resp_verdict sroce_resp_atomic_write(struct sroce_qp *qp,
+						       struct sroce_pkt *pkt)
+{
+	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
+	u32 rkey = be32_to_cpu(reth->rkey);
+	u64 va = be64_to_cpu(reth->va), val, orig;
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr;
+	int err;
+
+	if (be32_to_cpu(reth->length) != sizeof(val) ||
+	    pkt->paylen != sizeof(val) || (va & 7))
+		return SROCE_RESP_NAK_INVALID;
+	if (!sroce_resp_mem_ok(qp, rkey, va, sizeof(val),
+			       IB_ACCESS_REMOTE_WRITE))
+		return SROCE_RESP_NAK_ACCESS;
+	res = sroce_resp_new_res(qp);
+	if (!res)
+		return SROCE_RESP_NAK_INVALID;
+	mr = sroce_rkey_get(qp, rkey, va, sizeof(val), IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		return SROCE_RESP_NAK_ACCESS;
+	memcpy(&val, pkt->payload, sizeof(val));
+	err = sroce_mr_atomic(mr, va, SROCE_ATOMIC_WRITE, 0, val, &orig);
+	sroce_mr_put(mr);
+	if (err)
+		return err == -EINVAL ? SROCE_RESP_NAK_INVALID :
+					SROCE_RESP_NAK_ACCESS;
+	res->type = SROCE_RES_ATOMIC_WRITE;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	sroce_resp_read_start(qp, res, pkt->psn, 0, 0);
+	qp->resp.msn++;
+	qp->resp.epsn = sroce_psn_add(pkt->psn, 1);
+	sroce_resp_queue_res(qp, res, false);
 	return SROCE_RESP_DONE;
 }
 
@@ -454,7 +500,8 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	u32 i, flags = pkt->info->flags;
 
 	sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_DUP);
-	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC))) {
+	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC |
+		       SROCE_OPF_ATOMIC_WRITE))) {
 		if (sroce_bth_ackreq(pkt->bth))
 			sroce_resp_ack(qp, SROCE_AETH_ACK |
 				       SROCE_AETH_ACK_UNLIMITED,
@@ -476,6 +523,10 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 			sroce_resp_replay_read(qp, res, pkt);
 		} else if ((flags & SROCE_OPF_ATOMIC) &&
 			   res->type == SROCE_RES_ATOMIC) {
+			sroce_resp_queue_res(qp, res, true);
+		} else if ((flags & SROCE_OPF_ATOMIC_WRITE) &&
+			   res->type == SROCE_RES_ATOMIC_WRITE) {
+			sroce_resp_read_start(qp, res, res->first_psn, 0, 0);
 			sroce_resp_queue_res(qp, res, true);
 		}
 		return;
@@ -516,6 +567,8 @@ static enum sroce_resp_verdict sroce_resp_execute(struct sroce_qp *qp,
 		return sroce_resp_write(qp, pkt);
 	if (flags & SROCE_OPF_READ)
 		return sroce_resp_read(qp, pkt);
+	if (flags & SROCE_OPF_ATOMIC_WRITE)
+		return sroce_resp_atomic_write(qp, pkt);
 	return sroce_resp_atomic(qp, pkt, out);
 }
 
@@ -526,8 +579,8 @@ static void sroce_resp_advance(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	u32 flags = pkt->info->flags;
 
 	sroce_resp_next_opcode(qp, pkt);
-	if (flags & SROCE_OPF_READ)
-		return;		/* sroce_resp_read() moved the PSN and MSN */
+	if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC_WRITE))
+		return;		/* the PSN and MSN moved with the resource */
 	qp->resp.epsn = sroce_psn_add(pkt->psn, 1);
 	if (flags & SROCE_OPF_ATOMIC)
 		return;

@@ -462,6 +462,7 @@ enum sroce_copy_dir {
  * @imm: immediate data, network byte order
  * @rdma: RDMA_WRITE(_WITH_IMM), RDMA_READ: remote address and key
  * @atomic: atomics: remote address, operands, key
+ * @atomic_write: SROCE_WR_ATOMIC_WRITE: remote address, the 8 bytes, key
  * @ud: UD sends: destination, QP number, Q_Key
  * @bind: BIND_MW: the window, its new key, the range, region and rights
  * @reg: REG_MR (kernel QPs): the region, its new key and rights
@@ -489,6 +490,11 @@ struct sroce_swqe {
 			u64 swap;
 			u32 rkey;
 		} atomic;
+		struct {
+			u64 remote_addr;
+			u8 data[8];
+			u32 rkey;
+		} atomic_write;
 		struct {
 			struct sroce_av av;
 			u32 remote_qpn;
@@ -529,10 +535,16 @@ static inline bool sroce_wr_is_atomic(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/* Answered by READ responses: a READ, or an ATOMIC WRITE (no data back). */
+static inline bool sroce_wr_is_read_answered(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == SROCE_WR_ATOMIC_WRITE;
+}
+
 /* Counted against max_rd_atomic, completed only by its own responses. */
 static inline bool sroce_wr_is_rd_atomic(u32 opcode)
 {
-	return opcode == IB_WR_RDMA_READ || sroce_wr_is_atomic(opcode);
+	return sroce_wr_is_read_answered(opcode) || sroce_wr_is_atomic(opcode);
 }
 
 /* Takes effect when the requester reaches it; sends nothing. */
@@ -662,11 +674,12 @@ enum sroce_res_type {
 	SROCE_RES_NONE,
 	SROCE_RES_READ,
 	SROCE_RES_ATOMIC,
+	SROCE_RES_ATOMIC_WRITE,	/* answered as a READ of nothing */
 };
 
 /**
- * struct sroce_resp_res - a responder resource: one READ or atomic request
- *	kept for replying and for replaying duplicates
+ * struct sroce_resp_res - a responder resource: one READ, atomic or atomic
+ *	write request kept for replying and for replaying duplicates
  * @type: enum sroce_res_type
  * @first_psn: the request's PSN
  * @last_psn: READ: the PSN of the last response packet
@@ -1103,7 +1116,14 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   u32 access);
 int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		  enum sroce_copy_dir dir);
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
+/* The operations sroce_mr_atomic() does. */
+enum sroce_atomic_op {
+	SROCE_ATOMIC_CMP_SWAP,
+	SROCE_ATOMIC_FETCH_ADD,
+	SROCE_ATOMIC_WRITE,
+};
+
+int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
 		    u64 compare_add, u64 swap, u64 *orig);
 int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 		   u32 num_sge, u32 offset, void *buf, u32 len,

@@ -124,7 +124,7 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct sroce_alloc_ucontext_resp resp = {
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
-		.features = 0,
+		.features = SROCE_FEATURE_ATOMIC_WRITE,
 	};
 	struct sroce_alloc_ucontext_req req = {};
 	int err;

@@ -18,6 +18,7 @@
 #ifndef SROCE_COMPAT_H
 #define SROCE_COMPAT_H
 
+#include <linux/bits.h>
 #include <linux/err.h>
 #include <linux/ethtool.h>
 #include <linux/hrtimer.h>
@@ -32,6 +33,17 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+
+/*
+ * 6.2 ("RDMA: Extend RDMA user ABI to support atomic write"): the device
+ * capability bit that announces ATOMIC WRITE to uverbs, a fixed ABI value
+ * that the 6.1 headers do not name.  Probe: SROCE_HAVE_UVERBS_ATOMIC_WRITE.
+ */
+#ifdef SROCE_HAVE_UVERBS_ATOMIC_WRITE
+#define SROCE_DEVICE_ATOMIC_WRITE IB_UVERBS_DEVICE_ATOMIC_WRITE
+#else
+#define SROCE_DEVICE_ATOMIC_WRITE BIT_ULL(40)
+#endif
 
 /*
  * 7.2 ("udp_tunnel: pass struct sock to setup_udp_tunnel_sock() and

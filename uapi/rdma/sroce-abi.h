@@ -196,10 +196,22 @@
 #define SROCE_RATE_LIMIT_MIN_KBPS 1000
 #define SROCE_RATE_LIMIT_MAX_KBPS 100000000
 
-/*
- * Capabilities announced in the GET_CONTEXT response's features mask: none
- * is defined yet.  A provider must ignore bits it does not know.
+/**
+ * enum sroce_features - capabilities announced in the GET_CONTEXT
+ *	response's features mask; a provider ignores bits it does not know
+ * @SROCE_FEATURE_ATOMIC_WRITE: RC send queues take SROCE_WR_ATOMIC_WRITE
  */
+enum sroce_features {
+	SROCE_FEATURE_ATOMIC_WRITE = 1 << 0,
+};
+
+/*
+ * Opcodes the 6.1 kernel's uverbs headers do not name, numbered as
+ * libibverbs (and later kernels' ib_user_verbs.h) number them:
+ * IBV_WR_ATOMIC_WRITE in a send WQE, IBV_WC_ATOMIC_WRITE in its completion.
+ */
+#define SROCE_WR_ATOMIC_WRITE 15
+#define SROCE_WC_ATOMIC_WRITE 9
 
 /**
  * struct sroce_alloc_ucontext_req - GET_CONTEXT, provider to kernel
@@ -216,8 +228,8 @@ struct sroce_alloc_ucontext_req {
 /**
  * struct sroce_alloc_ucontext_resp - GET_CONTEXT, kernel to provider
  * @abi_version: SROCE_UVERBS_ABI_VERSION of the module
- * @features: capabilities the module offers this context (none defined
- *	yet; a provider ignores bits it does not know)
+ * @features: capabilities the module offers this context (enum
+ *	sroce_features; a provider ignores bits it does not know)
  * @reserved: zero
  */
 struct sroce_alloc_ucontext_resp {
@@ -329,6 +341,10 @@ enum sroce_send_flags {
  * @wr.rdma: RDMA_WRITE(_WITH_IMM), RDMA_READ: the remote buffer
  * @wr.atomic: ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD: the remote 8-byte
  *	word (8-byte aligned), the compare or add operand, the swap operand
+ * @wr.atomic_write: SROCE_WR_ATOMIC_WRITE (RC, with
+ *	SROCE_FEATURE_ATOMIC_WRITE): the remote 8-byte word (8-byte aligned,
+ *	in a region with remote write access), the 8 bytes stored there in
+ *	one piece, in memory order; num_sge 0, not inline
  * @wr.ud: UD sends: the address handle (struct sroce_create_ah_resp's
  *	ah_num, of this context and the QP's PD), the destination QP number
  *	and Q_Key
@@ -341,8 +357,9 @@ enum sroce_send_flags {
  *
  * Opcodes a QP takes: UD: SEND, SEND_WITH_IMM; UC: also RDMA_WRITE,
  * RDMA_WRITE_WITH_IMM, LOCAL_INV; RC: also RDMA_READ, ATOMIC_CMP_AND_SWP,
- * ATOMIC_FETCH_AND_ADD, BIND_MW, SEND_WITH_INV.  LOCAL_INV and BIND_MW
- * carry no data (num_sge 0, not inline).
+ * ATOMIC_FETCH_AND_ADD, BIND_MW, SEND_WITH_INV, SROCE_WR_ATOMIC_WRITE.
+ * LOCAL_INV, BIND_MW and SROCE_WR_ATOMIC_WRITE take no SGEs and no inline
+ * data (num_sge 0, not inline).
  *
  * The slot holds this 64-byte header, then either num_sge struct sroce_sge
  * or inline_len bytes of data.
@@ -371,6 +388,12 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic;
+		struct {
+			__aligned_u64 remote_addr;
+			__u8 data[8];
+			__u32 rkey;
+			__u32 reserved;
+		} atomic_write;
 		struct {
 			__u32 ah_num;
 			__u32 remote_qpn;
