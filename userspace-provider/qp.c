@@ -130,7 +130,8 @@ struct ibv_qp *sroce_qp_create(struct ibv_pd *ibpd,
 }
 
 /* Return: 0, or EOPNOTSUPP for what the provider cannot serve. */
-static int qp_check_attr_ex(const struct ibv_qp_init_attr_ex *attr)
+static int qp_check_attr_ex(struct ibv_context *ibctx,
+			    const struct ibv_qp_init_attr_ex *attr)
 {
 	if (attr->comp_mask & ~(uint32_t)SROCE_QP_COMP_MASK)
 		return EOPNOTSUPP;
@@ -142,7 +143,8 @@ static int qp_check_attr_ex(const struct ibv_qp_init_attr_ex *attr)
 	    attr->create_flags)
 		return EOPNOTSUPP;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
-		return sroce_wr_check_ops(attr->qp_type, attr->send_ops_flags);
+		return sroce_wr_check_ops(to_sctx(ibctx), attr->qp_type,
+					  attr->send_ops_flags);
 	return 0;
 }
 
@@ -171,7 +173,7 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 	struct sroce_qp *qp;
 	int ret;
 
-	qp = qp_alloc(qp_check_attr_ex(attr));
+	qp = qp_alloc(qp_check_attr_ex(ibctx, attr));
 	if (!qp)
 		return NULL;
 

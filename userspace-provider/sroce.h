@@ -440,7 +440,8 @@ int sroce_srq_query(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int sroce_srq_destroy(struct ibv_srq *ibsrq);
 
 /* wr.c */
-int sroce_wr_check_ops(enum ibv_qp_type qp_type, uint64_t send_ops_flags);
+int sroce_wr_check_ops(const struct sroce_context *ctx,
+		       enum ibv_qp_type qp_type, uint64_t send_ops_flags);
 void sroce_wr_init(struct sroce_qp *qp, uint64_t send_ops_flags);
 
 #endif /* SROCE_PROVIDER_H */

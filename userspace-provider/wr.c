@@ -32,19 +32,24 @@
 
 /**
  * sroce_wr_check_ops() - can a QP of @qp_type offer @send_ops_flags?
+ * @ctx: the QP's context, for the features its module offers
  * @qp_type: RC, UC or UD
  * @send_ops_flags: enum ibv_qp_create_send_ops_flags
  *
- * Return: 0, or EOPNOTSUPP for operations sroce does not have (TSO,
- * atomic_write, flush, anything newer) or that the QP type cannot carry.
+ * Return: 0, or EOPNOTSUPP for operations sroce does not have (TSO, flush,
+ * anything newer; atomic write from a module without it) or that the QP
+ * type cannot carry.
  */
-int sroce_wr_check_ops(enum ibv_qp_type qp_type, uint64_t send_ops_flags)
+int sroce_wr_check_ops(const struct sroce_context *ctx,
+		       enum ibv_qp_type qp_type, uint64_t send_ops_flags)
 {
 	uint64_t ops;
 
 	switch ((unsigned int)qp_type) {
 	case IBV_QPT_RC:
 		ops = WR_RC_OPS;
+		if (ctx->features & SROCE_FEATURE_ATOMIC_WRITE)
+			ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
 		break;
 	case IBV_QPT_UC:
 		ops = WR_UC_OPS;
@@ -287,6 +292,24 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 		wr_set_atomic(wqe, rkey, remote_addr, add, 0);
 }
 
+/*
+ * An ATOMIC WRITE: its 8 bytes go in the WQE (struct sroce_send_wqe's
+ * wr.atomic_write), copied now, as ibv_wr_atomic_write() allows; it takes
+ * no SGE.
+ */
+static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			    uint64_t remote_addr, const void *atomic_wr)
+{
+	struct sroce_send_wqe *wqe = wr_begin(qpx, SROCE_WR_ATOMIC_WRITE);
+
+	if (!wqe)
+		return;
+	wqe->wr.atomic_write.remote_addr = remote_addr;
+	wqe->wr.atomic_write.rkey = rkey;
+	memcpy(wqe->wr.atomic_write.data, atomic_wr,
+	       sizeof(wqe->wr.atomic_write.data));
+}
+
 static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 			    const struct ibv_sge *sg_list)
 {
@@ -295,7 +318,8 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 
 	if (!wqe)
 		return;
-	if (sroce_sq_local_op(wqe->opcode)) {
+	if (sroce_sq_local_op(wqe->opcode) ||
+	    wqe->opcode == SROCE_WR_ATOMIC_WRITE) {
 		wr_fail(sq, EINVAL);
 		return;
 	}
@@ -397,6 +421,8 @@ void sroce_wr_init(struct sroce_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qpx->wr_atomic_write = wr_atomic_write;
 	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
 		qpx->wr_bind_mw = wr_bind_mw;
 	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)

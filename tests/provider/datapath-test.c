@@ -56,6 +56,8 @@ static void release_if_single(struct sroce_spin *l)
 		pthread_spin_unlock(&l->spin);
 }
 static struct ibv_context ctx;	/* only cmd_fd is used */
+/* The features a current module offers (sroce_wr_check_ops()). */
+static struct sroce_context sctx = { .features = SROCE_FEATURE_ATOMIC_WRITE };
 
 static void expect(int ok, const char *what)
 {
@@ -700,25 +702,61 @@ static void test_wr_api(void)
 	free_qp(&t);
 }
 
+static void test_wr_atomic_write(void)
+{
+	struct test_qp t = make_qp(IBV_QPT_RC, true);
+	struct ibv_qp_ex *qpx = &t.qp->vqp.qp_ex;
+	const uint8_t val[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	sroce_wr_init(t.qp, IBV_QP_EX_WITH_ATOMIC_WRITE);
+	expect(qpx->wr_atomic_write && !qpx->wr_send,
+	       "wr: the atomic write builder when asked for");
+	ibv_wr_start(qpx);
+	qpx->wr_id = 9;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_write(qpx, 77, 0x6008, val);
+	expect(ibv_wr_complete(qpx) == 0 && hdr_of(t.sq_k)->producer == 1 &&
+	       doorbells(42) == 1 && sq_wqe(&t, 0)->wr_id == 9 &&
+	       sq_wqe(&t, 0)->opcode == SROCE_WR_ATOMIC_WRITE &&
+	       sq_wqe(&t, 0)->send_flags == SROCE_SEND_SIGNALED &&
+	       sq_wqe(&t, 0)->num_sge == 0 && sq_wqe(&t, 0)->inline_len == 0 &&
+	       sq_wqe(&t, 0)->wr.atomic_write.rkey == 77 &&
+	       sq_wqe(&t, 0)->wr.atomic_write.remote_addr == 0x6008 &&
+	       !memcmp(sq_wqe(&t, 0)->wr.atomic_write.data, val, 8),
+	       "wr: ATOMIC WRITE carries its 8 bytes in the WQE");
+	ibv_wr_start(qpx);
+	ibv_wr_atomic_write(qpx, 77, 0x6008, val);
+	ibv_wr_set_sge(qpx, 3, 0x4000, 8);
+	expect(ibv_wr_complete(qpx) == EINVAL && hdr_of(t.sq_k)->producer == 1 &&
+	       doorbells(42) == 0, "wr: ATOMIC WRITE takes no SGE");
+	free_qp(&t);
+}
+
 static void test_wr_ud(void)
 {
 	struct test_qp t = make_qp(IBV_QPT_UD, true);
 	struct ibv_qp_ex *qpx = &t.qp->vqp.qp_ex;
 	struct sroce_ah ah = { .ah_num = 5 };
+	struct sroce_context old = {};
 
-	expect(sroce_wr_check_ops(IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE) ==
+	expect(sroce_wr_check_ops(&sctx, IBV_QPT_UD, IBV_QP_EX_WITH_RDMA_WRITE) ==
 	       EOPNOTSUPP &&
-	       sroce_wr_check_ops(IBV_QPT_UD, IBV_QP_EX_WITH_LOCAL_INV) ==
+	       sroce_wr_check_ops(&sctx, IBV_QPT_UD, IBV_QP_EX_WITH_LOCAL_INV) ==
 	       EOPNOTSUPP &&
-	       sroce_wr_check_ops(IBV_QPT_UC, IBV_QP_EX_WITH_BIND_MW) ==
+	       sroce_wr_check_ops(&sctx, IBV_QPT_UC, IBV_QP_EX_WITH_BIND_MW) ==
 	       EOPNOTSUPP &&
-	       sroce_wr_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW |
+	       sroce_wr_check_ops(&sctx, IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW |
 				  IBV_QP_EX_WITH_SEND_WITH_INV) == 0 &&
-	       sroce_wr_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE) ==
-	       EOPNOTSUPP &&
-	       sroce_wr_check_ops(IBV_QPT_RC, IBV_QP_EX_WITH_SEND |
+	       sroce_wr_check_ops(&sctx, IBV_QPT_RC, IBV_QP_EX_WITH_SEND |
 				  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD) == 0,
 	       "wr: send_ops_flags checked per QP type");
+	expect(sroce_wr_check_ops(&sctx, IBV_QPT_RC,
+				  IBV_QP_EX_WITH_ATOMIC_WRITE) == 0 &&
+	       sroce_wr_check_ops(&sctx, IBV_QPT_UC,
+				  IBV_QP_EX_WITH_ATOMIC_WRITE) == EOPNOTSUPP &&
+	       sroce_wr_check_ops(&old, IBV_QPT_RC,
+				  IBV_QP_EX_WITH_ATOMIC_WRITE) == EOPNOTSUPP,
+	       "wr: atomic write on RC, from a module that offers it");
 	sroce_wr_init(t.qp, IBV_QP_EX_WITH_SEND);
 	ibv_wr_start(qpx);
 	ibv_wr_send(qpx);
@@ -755,6 +793,7 @@ int main(void)
 		test_poll_cq_ex();
 		test_cq_discard();
 		test_wr_api();
+		test_wr_atomic_write();
 		test_wr_ud();
 	}
 
