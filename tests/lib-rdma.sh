@@ -433,6 +433,29 @@ rping_pair() {
 	! grep -qi 'mismatch' "$CLI_LOG" "$CLI_LOG.err" || fail "rping $addr: data mismatch"
 }
 
+# --- captures -------------------------------------------------------------------------
+
+WIRE_CAP=/tmp/wire.pcap
+
+# capture_start NS DEV: dumpcap on DEV in NS into $WIRE_CAP, classic pcap,
+# no filter (a RoCEv2 packet with a wrong EtherType must be seen too).
+capture_start() {
+	rm -f "$WIRE_CAP" /tmp/dumpcap.err
+	printf '+ [capture] ip netns exec %s dumpcap -i %s -P &\n' "$1" "$2" >&2
+	ip netns exec "$1" dumpcap -q -i "$2" -P -w "$WIRE_CAP" \
+		2>/tmp/dumpcap.err </dev/null &
+	CAP_PID=$!
+	RDMA_BG_PIDS+=("$CAP_PID")
+	wait_for 240 grep -q "Capturing on" /tmp/dumpcap.err
+}
+
+capture_stop() {
+	kill -INT "$CAP_PID"
+	wait "$CAP_PID" || { cat /tmp/dumpcap.err; fail "dumpcap failed"; }
+	cat /tmp/dumpcap.err
+	[ -s "$WIRE_CAP" ] || fail "dumpcap wrote no capture"
+}
+
 # rc_cases [-t CASE,...] ARGS...: every case of sroce_rc_test, or those
 # named (less rxe's deviations, RXE_RC_TEST_DEVIATIONS, for rxe), each must
 # pass or skip, within RC_CASES_TIMEOUT seconds (default 1200) in all.  A

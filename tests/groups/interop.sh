@@ -277,27 +277,6 @@ test_rc_data_ipv6_sroce_requester() {
 #     note tolerated is the zero UDP checksum over IPv6, which RoCEv2 and
 #     rxe send too: Documentation/testing.rst).
 
-WIRE_CAP=/tmp/interop.pcap
-
-# capture_start NS DEV: dumpcap on DEV in NS, classic pcap, no filter (a
-# RoCEv2 packet with a wrong EtherType must be seen too).
-capture_start() {
-	rm -f "$WIRE_CAP" /tmp/dumpcap.err
-	printf '+ [capture] ip netns exec %s dumpcap -i %s -P &\n' "$1" "$2" >&2
-	ip netns exec "$1" dumpcap -q -i "$2" -P -w "$WIRE_CAP" \
-		2>/tmp/dumpcap.err </dev/null &
-	CAP_PID=$!
-	RDMA_BG_PIDS+=("$CAP_PID")
-	wait_for 240 grep -q "Capturing on" /tmp/dumpcap.err
-}
-
-capture_stop() {
-	kill -INT "$CAP_PID"
-	wait "$CAP_PID" || { cat /tmp/dumpcap.err; fail "dumpcap failed"; }
-	cat /tmp/dumpcap.err
-	[ -s "$WIRE_CAP" ] || fail "dumpcap wrote no capture"
-}
-
 # interop_swap: exchange ends 1 and 2 of the interop topology.
 interop_swap() {
 	local d=$RDMA_DEV1 g=$RDMA_GID1 i=$RDMA_IP1 i6=$RDMA_IP6_1 ns=("${RDMA_NS1[@]}")

@@ -40,6 +40,7 @@ enum {
 	OP_READ_REQ = 0x0c, OP_READ_RESP_FIRST = 0x0d, OP_READ_RESP_MIDDLE = 0x0e,
 	OP_READ_RESP_LAST = 0x0f, OP_READ_RESP_ONLY = 0x10, OP_ACK = 0x11,
 	OP_ATOMIC_ACK = 0x12, OP_CMP_SWAP = 0x13, OP_FETCH_ADD = 0x14,
+	OP_ATOMIC_WRITE = 0x1d,
 };
 
 /* Congestion notification packet (RoCEv2): BTH, 16 reserved bytes, ICRC. */

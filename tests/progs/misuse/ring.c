@@ -221,6 +221,40 @@ static void bw_local_inv_data(struct world *w, struct sroce_send_wqe *sw, struct
 	*n = 1;
 }
 
+/* An ATOMIC WRITE's 8 bytes travel in the WQE: an SGE is not its data. */
+static void bw_atomic_write_sge(struct world *w, struct sroce_send_wqe *sw,
+				struct sroce_sge *sg, uint32_t *n, uint8_t *t)
+{
+	(void)t;
+	sw->opcode = SROCE_WR_ATOMIC_WRITE;
+	sw->wr.atomic_write.remote_addr = (uintptr_t)w->buf;
+	sw->wr.atomic_write.rkey = w->mr.rkey;
+	sg[0] = sge_of(w, 0, 8);
+	sw->num_sge = 1;
+	*n = 1;
+}
+
+static void bw_atomic_write_inline(struct world *w, struct sroce_send_wqe *sw,
+				   struct sroce_sge *sg, uint32_t *n, uint8_t *t)
+{
+	(void)sg; (void)n; (void)t;
+	sw->opcode = SROCE_WR_ATOMIC_WRITE;
+	sw->wr.atomic_write.remote_addr = (uintptr_t)w->buf;
+	sw->wr.atomic_write.rkey = w->mr.rkey;
+	sw->send_flags |= SROCE_SEND_INLINE;
+	sw->inline_len = 8;
+}
+
+static void bw_atomic_write_reserved(struct world *w, struct sroce_send_wqe *sw,
+				     struct sroce_sge *sg, uint32_t *n, uint8_t *t)
+{
+	(void)sg; (void)n; (void)t;
+	sw->opcode = SROCE_WR_ATOMIC_WRITE;
+	sw->wr.atomic_write.remote_addr = (uintptr_t)w->buf;
+	sw->wr.atomic_write.rkey = w->mr.rkey;
+	sw->wr.atomic_write.reserved = 1;
+}
+
 static void bw_garbage(struct world *w, struct sroce_send_wqe *sw, struct sroce_sge *sg,
 		       uint32_t *n, uint8_t *t)
 {
@@ -253,6 +287,9 @@ static const struct bad_wqe bad_wqes[] = {
 	{ "reserved field set", WC_LOC_QP_OP_ERR, bw_reserved },
 	{ "atomic of 4096 bytes", WC_LOC_QP_OP_ERR, bw_atomic_len },
 	{ "LOCAL_INV with data", WC_LOC_QP_OP_ERR, bw_local_inv_data },
+	{ "ATOMIC WRITE with an SGE", WC_LOC_QP_OP_ERR, bw_atomic_write_sge },
+	{ "ATOMIC WRITE with inline data", WC_LOC_QP_OP_ERR, bw_atomic_write_inline },
+	{ "ATOMIC WRITE with reserved set", WC_LOC_QP_OP_ERR, bw_atomic_write_reserved },
 	{ "garbage header", WC_LOC_QP_OP_ERR, bw_garbage },
 };
 

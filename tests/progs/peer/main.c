@@ -103,6 +103,8 @@ static const struct scenario {
 	{ "rnr", sc_rnr, { .epsn = 0x5000, .min_rnr_timer = 14 },
 	  "rnr_naks_sent=2 rx_drop_seq=1" },
 	{ "atomics", sc_atomics, { .epsn = 0xfffffe, .rd_atomic = 2 }, "rx_drop_dup=2" },
+	{ "atomic_write", sc_atomic_write, { .epsn = 0x5080, .rd_atomic = 2 },
+	  "rx_drop_dup=2 err_naks_sent=1" },
 	{ "cnp", sc_cnp, { .epsn = 0x5100, .nrecv = 1 }, "rp_cnp_handled=1 rp_rate_cuts=1 rx_drop_short=1" },
 	/* the victim as the requester */
 	{ "req_ack_coalesced", sc_req_ack_coalesced,

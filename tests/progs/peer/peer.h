@@ -248,6 +248,7 @@ int sc_write_first_pad(const struct vconf *c);
 int sc_send_too_long(const struct vconf *c);
 int sc_rnr(const struct vconf *c);
 int sc_atomics(const struct vconf *c);
+int sc_atomic_write(const struct vconf *c);
 
 /* --- the victim as the requester ---------------------------------------------- */
 

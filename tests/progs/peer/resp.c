@@ -723,6 +723,75 @@ int sc_rnr(const struct vconf *c)
 	return expect_state(IBV_QPS_RTS);
 }
 
+/* An ATOMIC WRITE of the 8 bytes @val at @off, at @psn. */
+static struct req rq_atomic_write(uint32_t psn, uint32_t off, const uint64_t *val)
+{
+	struct req r = rq_rdma(OP_ATOMIC_WRITE, psn, va_of(off), vic.mr->rkey, 8);
+
+	r.data = (const uint8_t *)val;
+	r.len = 8;
+	return r;
+}
+
+/* The answer to an ATOMIC WRITE: a READ Response Only without data. */
+static int expect_atomic_write_ack(uint32_t psn, uint32_t msn, const char *what)
+{
+	struct rsp r;
+
+	TRY(rsp_expect(&r, what));
+	CHECK(r.op == OP_READ_RESP_ONLY && r.psn == psn && r.syn == AETH_ACK_UNLIMITED &&
+	      r.msn == msn && !r.len,
+	      "%s: got %s, want an empty READ Response Only psn 0x%06x msn %u", what,
+	      rsp_str(&r), psn, msn);
+	return 0;
+}
+
+/*
+ * atomic_write - an ATOMIC WRITE (IBTA 1.5) stores its 8 bytes whole and
+ * is answered with a READ Response Only carrying no data; a duplicate is
+ * answered again from its responder resource and not executed again
+ * (memory changed meanwhile stays changed), also behind a newer one; then
+ * what must be refused, with a NAK invalid request that fails the QP: an
+ * RETH length other than 8 (the QP survives nothing after it, so this
+ * comes last).
+ */
+int sc_atomic_write(const struct vconf *c)
+{
+	const uint32_t off = 4096;
+	uint64_t *m = (uint64_t *)(vic.buf + off), v1 = 0x0102030405060708ull,
+		 v2 = 0x1112131415161718ull, mine = 0x5a5a5a5a5a5a5a5aull;
+	uint32_t p = c->epsn;
+	struct req w1, w2, bad;
+
+	*m = 0;
+	m[1] = 0;
+	w1 = rq_atomic_write(p, off, &v1);
+	TRY(req_send(&w1));
+	TRY(expect_atomic_write_ack(p, 1, "an ATOMIC WRITE"));
+	CHECK(!memcmp(m, &v1, 8) && !m[1], "after an ATOMIC WRITE memory holds 0x%llx 0x%llx",
+	      (unsigned long long)m[0], (unsigned long long)m[1]);
+	*m = mine;
+	TRY(req_send(&w1));
+	TRY(expect_atomic_write_ack(p, 1, "a duplicate ATOMIC WRITE"));
+	CHECK(*m == mine, "the duplicate ATOMIC WRITE ran again: 0x%llx", (unsigned long long)*m);
+	w2 = rq_atomic_write(psn_add(p, 1), off + 8, &v2);
+	TRY(req_send(&w2));
+	TRY(expect_atomic_write_ack(psn_add(p, 1), 2, "a second ATOMIC WRITE"));
+	CHECK(!memcmp(m + 1, &v2, 8), "after a second ATOMIC WRITE memory holds 0x%llx",
+	      (unsigned long long)m[1]);
+	TRY(req_send(&w1));
+	/* Replays carry the current MSN (as in sc_atomics). */
+	TRY(expect_atomic_write_ack(p, 2, "the first ATOMIC WRITE again, behind the second"));
+	CHECK(*m == mine, "the older duplicate ran again: 0x%llx", (unsigned long long)*m);
+	bad = rq_atomic_write(psn_add(p, 2), off, &v2);
+	bad.dmalen = 4;
+	TRY(req_send(&bad));
+	TRY(expect_ack(NAK_INVALID_REQ, psn_add(p, 2), 2, "an ATOMIC WRITE of RETH length 4"));
+	CHECK(*m == mine, "a refused ATOMIC WRITE changed memory: 0x%llx", (unsigned long long)*m);
+	TRY(expect_event(IBV_EVENT_QP_REQ_ERR));
+	return expect_state(IBV_QPS_ERR);
+}
+
 /*
  * atomics - CmpSwap and FetchAdd are answered with an atomic ACK carrying
  * the value before the operation (9.7.5.1.x); a CmpSwap whose compare

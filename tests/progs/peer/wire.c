@@ -158,7 +158,7 @@ bool op_has_reth(uint8_t op)
 {
 	op = op_base(op);
 	return op == OP_WRITE_FIRST || op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM ||
-	       op == OP_READ_REQ;
+	       op == OP_READ_REQ || op == OP_ATOMIC_WRITE;
 }
 
 bool op_has_imm(uint8_t op)

@@ -89,6 +89,7 @@ struct dev {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	struct ibv_device_attr attr;
+	uint64_t caps_ex;	/* ibv_query_device_ex's device_cap_flags_ex */
 	struct ibv_port_attr port;
 	union ibv_gid gid;
 	int gidx;
@@ -100,6 +101,7 @@ const char *gid_str(const union ibv_gid *g);
 int dev_open(struct dev *d, const char *name, int gidx);
 int devs_open(void);
 bool has_atomics(void);
+bool has_atomic_write(void);
 unsigned int mr_access_all(void);
 int min_int(int a, int b);
 
@@ -265,6 +267,8 @@ int case_atomic_cas(void);
 int case_atomic_faa(void);
 int case_atomic_unaligned(void);
 int case_atomic_unaligned_wr(void);
+int case_atomic_write(void);
+int case_atomic_write_errors(void);
 
 /* wr.c */
 int case_wr_api(void);

@@ -220,6 +220,7 @@ static int gid_pick(struct dev *d, int want)
 
 int dev_open(struct dev *d, const char *name, int gidx)
 {
+	struct ibv_device_attr_ex ax = {};
 	int err;
 
 	d->name = name;
@@ -228,6 +229,9 @@ int dev_open(struct dev *d, const char *name, int gidx)
 		return -1;
 	err = ibv_query_device(d->ctx, &d->attr);
 	CHECK(!err, "ibv_query_device(%s): %s", name, estr(err));
+	err = ibv_query_device_ex(d->ctx, NULL, &ax);
+	CHECK(!err, "ibv_query_device_ex(%s): %s", name, estr(err));
+	d->caps_ex = ax.device_cap_flags_ex;
 	err = ibv_query_port(d->ctx, 1, &d->port);
 	CHECK(!err, "ibv_query_port(%s): %s", name, estr(err));
 	CHECK(d->port.state == IBV_PORT_ACTIVE, "%s: port 1 is %s, not ACTIVE", name,
@@ -339,6 +343,8 @@ static uint64_t wr_api_ops(void)
 
 	if (has_atomics())
 		ops |= IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	if (has_atomic_write())
+		ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
 	return ops;
 }
 
