@@ -271,6 +271,27 @@ static enum sroce_req_step sroce_req_read(struct sroce_qp *qp,
 	return SROCE_REQ_PACKET;
 }
 
+/*
+ * @w, an atomic or an ATOMIC WRITE, went out in one packet at req.psn:
+ * it holds a READ credit (taken on its first transmission) until its
+ * answer comes.
+ */
+static enum sroce_req_step sroce_req_one_credit(struct sroce_qp *qp,
+						struct sroce_swqe *w,
+						struct sroce_req_out *out)
+{
+	out->av = qp->av;
+	w->first_psn = qp->req.psn;
+	w->last_psn = qp->req.psn;
+	if (w->state == SROCE_WQE_POSTED)
+		qp->req.rd_atomic++;
+	w->state = SROCE_WQE_SENT;
+	sroce_req_advance(qp, 1);
+	qp->req.since_ackreq = 0;
+	qp->req.idx++;
+	return SROCE_REQ_PACKET;
+}
+
 static enum sroce_req_step sroce_req_atomic(struct sroce_qp *qp,
 					    struct sroce_swqe *w,
 					    struct sroce_req_out *out)
@@ -295,16 +316,7 @@ static enum sroce_req_step sroce_req_atomic(struct sroce_qp *qp,
 	} else {
 		atm->swap_add = cpu_to_be64(w->atomic.compare_add);
 	}
-	out->av = qp->av;
-	w->first_psn = qp->req.psn;
-	w->last_psn = qp->req.psn;
-	if (w->state == SROCE_WQE_POSTED)
-		qp->req.rd_atomic++;
-	w->state = SROCE_WQE_SENT;
-	sroce_req_advance(qp, 1);
-	qp->req.since_ackreq = 0;
-	qp->req.idx++;
-	return SROCE_REQ_PACKET;
+	return sroce_req_one_credit(qp, w, out);
 }
 
 /*
@@ -329,16 +341,7 @@ static enum sroce_req_step sroce_req_atomic_write(struct sroce_qp *qp,
 	reth->rkey = cpu_to_be32(w->atomic_write.rkey);
 	reth->length = cpu_to_be32(sizeof(w->atomic_write.data));
 	memcpy(payload, w->atomic_write.data, sizeof(w->atomic_write.data));
-	out->av = qp->av;
-	w->first_psn = qp->req.psn;
-	w->last_psn = qp->req.psn;
-	if (w->state == SROCE_WQE_POSTED)
-		qp->req.rd_atomic++;
-	w->state = SROCE_WQE_SENT;
-	sroce_req_advance(qp, 1);
-	qp->req.since_ackreq = 0;
-	qp->req.idx++;
-	return SROCE_REQ_PACKET;
+	return sroce_req_one_credit(qp, w, out);
 }
 
 /*
