@@ -11,8 +11,12 @@
 
 #include "sroce.h"
 
-/* Everything an ib_uverbs_wc carries; no timestamps, no flow tags. */
+/* Everything an ib_uverbs_wc carries; no flow tags. */
 #define SROCE_CQ_WC_FLAGS	IBV_WC_STANDARD_FLAGS
+/* What struct sroce_cqe_ts adds, from a module with SROCE_CQ_TIMESTAMPS. */
+#define SROCE_CQ_WC_TS_FLAGS						\
+	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |				\
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 /*
  * The status the provider writes over a CQE it has discarded (a QP's, when
@@ -54,8 +58,11 @@ static void cq_free(struct sroce_cq *cq)
 static int cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
 		  const struct sroce_create_cq_resp *drv)
 {
-	return sroce_ring_map(&cq->ring, &drv->ring,
-			      sizeof(struct ib_uverbs_wc), SROCE_RING_CONSUMER,
+	uint32_t slot = sizeof(struct ib_uverbs_wc);
+
+	if (cq->timestamps)
+		slot += sizeof(struct sroce_cqe_ts);
+	return sroce_ring_map(&cq->ring, &drv->ring, slot, SROCE_RING_CONSUMER,
 			      ibctx->cmd_fd);
 }
 
@@ -280,6 +287,8 @@ static int cqx_load(struct sroce_cq *cq, uint32_t index, uint32_t producer)
 		if (cqe->status == SROCE_CQE_DISCARDED)
 			continue;
 		memcpy(&cq->cur, cqe, sizeof(cq->cur));
+		if (cq->timestamps)
+			memcpy(&cq->cur_ts, cqe + 1, sizeof(cq->cur_ts));
 		cq->poll_next = index + 1;
 		cq->vcq.cq_ex.status = cq->cur.status;
 		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
@@ -362,6 +371,17 @@ static void cqx_end_poll(struct ibv_cq_ex *ibcqx)
 
 CQX_READERS(CQX_DEFINE_READER)
 
+/* The device clock (SROCE_CLOCK_KHZ) when the kernel wrote the CQE. */
+static uint64_t cqx_read_completion_ts(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur_ts.clock_ns;
+}
+
+static uint64_t cqx_read_completion_wallclock_ns(struct ibv_cq_ex *ibcqx)
+{
+	return cqx_to_scq(ibcqx)->cur_ts.realtime_ns;
+}
+
 /* Install the polling API and the readers for what @wc_flags asked for. */
 static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 {
@@ -369,6 +389,11 @@ static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 	cqx->next_poll = cqx_next_poll;
 	cqx->end_poll = cqx_end_poll;
 	CQX_READERS(CQX_INSTALL_READER)
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		cqx->read_completion_ts = cqx_read_completion_ts;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		cqx->read_completion_wallclock_ns =
+			cqx_read_completion_wallclock_ns;
 }
 
 /*
@@ -378,7 +403,11 @@ static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 static int cqx_check_attr(struct ibv_context *ibctx,
 			  const struct ibv_cq_init_attr_ex *attr)
 {
-	if (attr->wc_flags & ~(uint64_t)SROCE_CQ_WC_FLAGS)
+	uint64_t wc_flags = SROCE_CQ_WC_FLAGS;
+
+	if (to_sctx(ibctx)->features & SROCE_FEATURE_CQ_TIMESTAMPS)
+		wc_flags |= SROCE_CQ_WC_TS_FLAGS;
+	if (attr->wc_flags & ~wc_flags)
 		return EOPNOTSUPP;
 	if (attr->comp_mask & ~(uint32_t)SROCE_CQ_COMP_MASK)
 		return EOPNOTSUPP;
@@ -405,9 +434,14 @@ static bool cqx_single_threaded(const struct ibv_cq_init_attr_ex *attr)
 /**
  * sroce_cq_create_ex() - create_cq_ex op
  * @ibctx: context
- * @attr: attributes; wc_flags must be within IBV_WC_STANDARD_FLAGS,
- *	flags at most IBV_CREATE_CQ_ATTR_SINGLE_THREADED; a parent domain
+ * @attr: attributes; wc_flags must be within IBV_WC_STANDARD_FLAGS and
+ *	the two completion timestamps, flags at most
+ *	IBV_CREATE_CQ_ATTR_SINGLE_THREADED; a parent domain
  *	(IBV_CQ_INIT_ATTR_MASK_PD) only gives its thread domain
+ *
+ * A CQ asked for a completion timestamp gets slots with the times after
+ * each CQE (SROCE_CQ_TIMESTAMPS): the device clock, CLOCK_MONOTONIC_RAW in
+ * nanoseconds (hca_core_clock SROCE_CLOCK_KHZ), and CLOCK_REALTIME.
  *
  * A CQ created single-threaded, or in a parent domain with a thread
  * domain, takes no lock when polled.
@@ -421,8 +455,8 @@ struct ibv_cq_ex *sroce_cq_create_ex(struct ibv_context *ibctx,
 				     struct ibv_cq_init_attr_ex *attr)
 {
 	struct sroce_uresp_create_cq_ex resp = {};
+	struct sroce_create_cq_ex_cmd cmd = {};
 	struct ibv_cq_init_attr_ex core_attr;
-	struct ibv_create_cq_ex cmd = {};
 	struct sroce_cq *cq;
 	int ret;
 
@@ -435,11 +469,15 @@ struct ibv_cq_ex *sroce_cq_create_ex(struct ibv_context *ibctx,
 	cq = cq_alloc(cqx_single_threaded(attr));
 	if (!cq)
 		return NULL;
+	if (attr->wc_flags & SROCE_CQ_WC_TS_FLAGS) {
+		cq->timestamps = true;
+		cmd.drv.flags = SROCE_CQ_TIMESTAMPS;
+	}
 
 	/* The kernel's CQ has no PD: ibv_cmd_create_cq_ex() refuses one. */
 	core_attr = *attr;
 	core_attr.comp_mask &= ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_PD;
-	ret = ibv_cmd_create_cq_ex(ibctx, &core_attr, &cq->vcq, &cmd,
+	ret = ibv_cmd_create_cq_ex(ibctx, &core_attr, &cq->vcq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
 				   0);
 	if (cq_create_finish(cq, ret, ibctx, &resp.drv))

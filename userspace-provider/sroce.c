@@ -43,6 +43,37 @@ static void format_fw_ver(char *buf, size_t size, uint64_t raw)
 }
 
 /**
+ * sroce_query_rt_values() - query_rt_values op (ibv_query_rt_values_ex())
+ * @ibctx: context
+ * @values: comp_mask in: what to read; out: what was read
+ *
+ * The device clock is CLOCK_MONOTONIC_RAW in nanoseconds, the clock of
+ * the completion timestamps (cq.c); as HCAs report it, the whole count is
+ * in raw_clock.tv_nsec (one cycle per nanosecond), tv_sec 0.
+ *
+ * Return: 0, or a positive errno.
+ */
+static int sroce_query_rt_values(struct ibv_context *ibctx,
+				 struct ibv_values_ex *values)
+{
+	struct timespec now;
+	uint32_t want = values->comp_mask;
+
+	(void)ibctx;
+	values->comp_mask = 0;
+	if (want & IBV_VALUES_MASK_RAW_CLOCK) {
+		if (clock_gettime(CLOCK_MONOTONIC_RAW, &now))
+			return errno;
+		values->raw_clock.tv_sec = 0;
+		values->raw_clock.tv_nsec =
+			(long)((uint64_t)now.tv_sec * 1000000000u +
+			       (uint64_t)now.tv_nsec);
+		values->comp_mask |= IBV_VALUES_MASK_RAW_CLOCK;
+	}
+	return 0;
+}
+
+/**
  * sroce_query_device_ex() - query_device_ex op; also serves ibv_query_device()
  * @ibctx: context
  * @input: extension input; libibverbs rejects a non-zero comp_mask
@@ -406,6 +437,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_qp_query,
+	.query_rt_values = sroce_query_rt_values,
 	.query_srq = sroce_srq_query,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,

@@ -123,6 +123,8 @@ struct sroce_cq {
 	struct ibv_pd		*parent;	/* cq_ex: its parent domain */
 	uint32_t		poll_next;	/* cq_ex: index after @cur */
 	struct ibv_wc		cur;		/* cq_ex: copy of current CQE */
+	bool			timestamps;	/* slots carry sroce_cqe_ts */
+	struct sroce_cqe_ts	cur_ts;		/* cq_ex: @cur's times */
 };
 
 /*
@@ -198,6 +200,12 @@ struct sroce_uresp_create_cq_ex {
 	struct sroce_create_cq_resp		drv;
 };
 
+/* The extended CREATE_CQ with its driver request (timestamps). */
+struct sroce_create_cq_ex_cmd {
+	struct ibv_create_cq_ex			ibv_cmd;
+	struct sroce_create_cq_req		drv;
+};
+
 struct sroce_uresp_resize_cq {
 	struct ib_uverbs_resize_cq_resp		ibv_resp;
 	struct sroce_create_cq_resp		drv;
@@ -244,6 +252,10 @@ _Static_assert(sizeof(struct sroce_recv_wqe) == 16,
 	       "sroce ABI: sroce_recv_wqe size");
 _Static_assert(sizeof(struct sroce_create_cq_resp) == 24,
 	       "sroce ABI: sroce_create_cq_resp size");
+_Static_assert(sizeof(struct sroce_create_cq_req) == 8,
+	       "sroce ABI: sroce_create_cq_req size");
+_Static_assert(sizeof(struct sroce_cqe_ts) == 16,
+	       "sroce ABI: sroce_cqe_ts size");
 _Static_assert(sizeof(struct sroce_create_qp_resp) == 48,
 	       "sroce ABI: sroce_create_qp_resp size");
 _Static_assert(sizeof(struct sroce_create_srq_resp) == 24,
@@ -262,6 +274,7 @@ SROCE_DRV_AFTER(sroce_get_context_resp,
 SROCE_DRV_AFTER(sroce_uresp_create_cq, struct ib_uverbs_create_cq_resp, 32);
 SROCE_DRV_AFTER(sroce_uresp_create_cq_ex,
 		struct ib_uverbs_ex_create_cq_resp, 40);
+SROCE_DRV_AFTER(sroce_create_cq_ex_cmd, struct ibv_create_cq_ex, 64);
 SROCE_DRV_AFTER(sroce_uresp_resize_cq, struct ib_uverbs_resize_cq_resp, 32);
 SROCE_DRV_AFTER(sroce_uresp_create_qp, struct ib_uverbs_create_qp_resp, 80);
 SROCE_DRV_AFTER(sroce_uresp_create_srq,

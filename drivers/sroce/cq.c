@@ -19,10 +19,35 @@
 
 static_assert(sizeof(struct ib_uverbs_wc) % 16 == 0);
 
-static u32 sroce_cq_slot_size(bool is_user)
+static_assert(sizeof(struct sroce_cqe_ts) % 16 == 0);
+
+static u32 sroce_cq_slot_size(const struct sroce_cq *cq)
 {
-	return is_user ? sizeof(struct ib_uverbs_wc) :
-			 ALIGN(sizeof(struct ib_wc), 16);
+	if (!cq->is_user)
+		return ALIGN(sizeof(struct ib_wc), 16);
+	return sizeof(struct ib_uverbs_wc) +
+	       (cq->timestamps ? sizeof(struct sroce_cqe_ts) : 0);
+}
+
+/*
+ * A user CQ's request: nothing, or struct sroce_create_cq_req.
+ * Return: 0, -EOPNOTSUPP for flags sroce does not know, -EINVAL for a
+ * reserved field set, or -EFAULT.
+ */
+static int sroce_cq_user_req(struct sroce_cq *cq, struct ib_udata *udata)
+{
+	struct sroce_create_cq_req req = {};
+	int err;
+
+	err = sroce_udata_in(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.reserved)
+		return -EINVAL;
+	if (req.flags & ~(u32)SROCE_CQ_TIMESTAMPS)
+		return -EOPNOTSUPP;
+	cq->timestamps = req.flags & SROCE_CQ_TIMESTAMPS;
+	return 0;
 }
 
 static void sroce_cq_notify_fn(struct irq_work *work)
@@ -94,16 +119,21 @@ static u32 sroce_cq_slots(int cqe)
  * sroce_create_cq() - ib_device_ops.create_cq
  * @ibcq: the CQ, allocated by the core
  * @attr: size, completion vector and flags
- * @arg: for a user CQ, its udata (struct sroce_create_cq_resp out), or the
- *	uverbs attribute bundle holding it (include/sroce/compat.h); NULL for a
- *	kernel CQ
+ * @arg: for a user CQ, its udata (struct sroce_create_cq_req in, optional;
+ *	struct sroce_create_cq_resp out), or the uverbs attribute bundle
+ *	holding it (include/sroce/compat.h); NULL for a kernel CQ
  *
  * The CQ gets the power of two above @attr->cqe entries and reports one
  * less in ibcq->cqe (sroce_cq_slots()).
  *
  * Context: Process context. May sleep.
- * Return: 0, -EINVAL for a bad size, -EOPNOTSUPP for flags, -ENOMEM past
- * max_cq or without memory, or -EFAULT.
+ * A user CQ's entries carry their times (struct sroce_cqe_ts) if its
+ * request says SROCE_CQ_TIMESTAMPS or @attr has
+ * IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION.
+ *
+ * Return: 0, -EINVAL for a bad size or a reserved field set, -EOPNOTSUPP
+ * for flags (any, for a kernel CQ), -ENOMEM past max_cq or without memory,
+ * or -EFAULT.
  */
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct sroce_create_cq_arg *arg)
@@ -116,15 +146,20 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int err;
 
 	might_sleep();
-	if (attr->flags)
+	/* Timestamps are for user CQs: struct ib_wc has no room for them. */
+	if ((attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) ||
+	    (attr->flags && !udata))
 		return -EOPNOTSUPP;
 	err = sroce_cq_check_size(attr->cqe);
 	if (err)
 		return err;
 	if (udata) {
-		err = sroce_udata_none(udata);
+		err = sroce_cq_user_req(cq, udata);
 		if (err)
 			return err;
+		/* libibverbs asks so for IBV_WC_EX_WITH_COMPLETION_TIMESTAMP. */
+		if (attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
+			cq->timestamps = true;
 	}
 	if (atomic_inc_return(&sdev->num_cq) > sdev->attr.max_cq) {
 		err = -ENOMEM;
@@ -136,7 +171,7 @@ int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	INIT_WORK(&cq->event_work, sroce_cq_event_fn);
 	slots = sroce_cq_slots(attr->cqe);
 	err = sroce_ring_alloc(&cq->ring, sroce_udata_uctx(udata), slots,
-			       sroce_cq_slot_size(cq->is_user), &resp.ring);
+			       sroce_cq_slot_size(cq), &resp.ring);
 	if (err)
 		goto err_dec_count;
 	ibcq->cqe = slots - 1;
@@ -217,6 +252,13 @@ static u8 sroce_wc_sl_to_user(const struct ib_wc *wc)
 							    SROCE_WC_SL_IPV6);
 }
 
+/* The times of a completion being written (struct sroce_cqe_ts). */
+static void sroce_cqe_stamp(struct sroce_cqe_ts *ts)
+{
+	ts->clock_ns = ktime_get_raw_ns();
+	ts->realtime_ns = ktime_get_real_ns();
+}
+
 static void sroce_cq_write(struct sroce_cq *cq, void *slot,
 			   const struct ib_wc *wc)
 {
@@ -239,6 +281,8 @@ static void sroce_cq_write(struct sroce_cq *cq, void *slot,
 	uwc->pkey_index = wc->pkey_index;
 	uwc->sl = sroce_wc_sl_to_user(wc);
 	uwc->port_num = SROCE_PORT;
+	if (cq->timestamps)
+		sroce_cqe_stamp(slot + sizeof(*uwc));
 }
 
 static void sroce_cq_overflow(struct sroce_cq *cq)

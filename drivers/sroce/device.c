@@ -332,6 +332,9 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 SROCE_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
+	/* User CQs' completion timestamps (SROCE_CQ_TIMESTAMPS). */
+	attr->timestamp_mask = U64_MAX;
+	attr->hca_core_clock = SROCE_CLOCK_KHZ;
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;

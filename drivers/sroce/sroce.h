@@ -292,8 +292,10 @@ struct sroce_ah {
  * @lock: protects the ring's producer side, @notify, @overflow and, for
  *	kernel CQs, the consumer side; any context, irqsave
  * @ring: the entries: struct ib_wc for kernel CQs, struct ib_uverbs_wc for
- *	user CQs (shared with the process)
+ *	user CQs (shared with the process), followed by struct sroce_cqe_ts
+ *	with @timestamps
  * @is_user: a user CQ
+ * @timestamps: a user CQ whose entries carry their times (SROCE_CQ_TIMESTAMPS)
  * @notify: armed for the next completion (IB_CQ_NEXT_COMP) or the next
  *	solicited one (IB_CQ_SOLICITED); 0 when not armed
  * @overflow: an entry was lost for lack of room; IB_EVENT_CQ_ERR raised
@@ -306,6 +308,7 @@ struct sroce_cq {
 	spinlock_t lock; /* the producer; kernel consumers too */
 	struct sroce_ring ring;
 	bool is_user;
+	bool timestamps;
 	u8 notify;
 	bool overflow;
 	struct irq_work notify_work;

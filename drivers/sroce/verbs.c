@@ -12,6 +12,8 @@
 /* The ABI's sizes, also asserted by the provider (uapi/rdma/sroce-abi.h). */
 static_assert(sizeof(struct sroce_alloc_ucontext_req) == 8);
 static_assert(sizeof(struct sroce_alloc_ucontext_resp) == 16);
+static_assert(sizeof(struct sroce_create_cq_req) == 8);
+static_assert(sizeof(struct sroce_cqe_ts) == 16);
 
 /**
  * sroce_udata_uctx() - the user context a verb's driver data comes from
@@ -124,7 +126,8 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct sroce_alloc_ucontext_resp resp = {
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
-		.features = SROCE_FEATURE_ATOMIC_WRITE,
+		.features = SROCE_FEATURE_ATOMIC_WRITE |
+			    SROCE_FEATURE_CQ_TIMESTAMPS,
 	};
 	struct sroce_alloc_ucontext_req req = {};
 	int err;

@@ -31,7 +31,8 @@
  *
  *  GET_CONTEXT   request:  struct sroce_alloc_ucontext_req
  *                response: struct sroce_alloc_ucontext_resp
- *  CREATE_CQ     response: struct sroce_create_cq_resp
+ *  CREATE_CQ     request:  struct sroce_create_cq_req (optional)
+ *                response: struct sroce_create_cq_resp
  *  RESIZE_CQ     response: struct sroce_create_cq_resp (the new ring)
  *  CREATE_QP     response: struct sroce_create_qp_resp
  *  CREATE_SRQ    response: struct sroce_create_srq_resp
@@ -75,7 +76,8 @@
  * whose opcode and status take the values of enum ibv_wc_opcode and enum
  * ibv_wc_status, whose wc_flags take those of enum sroce_wc_flags
  * (numbered as enum ibv_wc_flags), and whose sl, in UD receive completions,
- * the RoCE packet type (enum sroce_wc_sl).
+ * the RoCE packet type (enum sroce_wc_sl); in a CQ created with
+ * SROCE_CQ_TIMESTAMPS a struct sroce_cqe_ts follows it in the slot.
  *
  * Shared rings: ownership and memory order
  * ----------------------------------------
@@ -200,10 +202,18 @@
  * enum sroce_features - capabilities announced in the GET_CONTEXT
  *	response's features mask; a provider ignores bits it does not know
  * @SROCE_FEATURE_ATOMIC_WRITE: RC send queues take SROCE_WR_ATOMIC_WRITE
+ * @SROCE_FEATURE_CQ_TIMESTAMPS: CREATE_CQ takes SROCE_CQ_TIMESTAMPS
  */
 enum sroce_features {
 	SROCE_FEATURE_ATOMIC_WRITE = 1 << 0,
+	SROCE_FEATURE_CQ_TIMESTAMPS = 1 << 1,
 };
+
+/*
+ * The device clock that completion timestamps count: CLOCK_MONOTONIC_RAW,
+ * in nanoseconds (query_device_ex's hca_core_clock, in kHz).
+ */
+#define SROCE_CLOCK_KHZ 1000000
 
 /*
  * Opcodes the 6.1 kernel's uverbs headers do not name, numbered as
@@ -424,9 +434,43 @@ struct sroce_recv_wqe {
 	__u32 reserved;
 };
 
+/* Flags of struct sroce_create_cq_req. */
+enum sroce_cq_req_flags {
+	SROCE_CQ_TIMESTAMPS = 1 << 0,
+};
+
+/**
+ * struct sroce_create_cq_req - CREATE_CQ (either form), provider to kernel
+ * @flags: enum sroce_cq_req_flags; SROCE_CQ_TIMESTAMPS (with
+ *	SROCE_FEATURE_CQ_TIMESTAMPS) makes every slot a struct ib_uverbs_wc
+ *	followed by a struct sroce_cqe_ts
+ * @reserved: zero
+ *
+ * An empty request asks for nothing: slots hold a struct ib_uverbs_wc.
+ */
+struct sroce_create_cq_req {
+	__u32 flags;
+	__u32 reserved;
+};
+
+/**
+ * struct sroce_cqe_ts - the times of a completion, after its struct
+ *	ib_uverbs_wc in a CQ created with SROCE_CQ_TIMESTAMPS
+ * @clock_ns: the device clock (SROCE_CLOCK_KHZ) when the kernel wrote the
+ *	completion
+ * @realtime_ns: CLOCK_REALTIME in nanoseconds at that moment
+ *
+ * Both are written before the producer index that publishes the slot.
+ */
+struct sroce_cqe_ts {
+	__aligned_u64 clock_ns;
+	__aligned_u64 realtime_ns;
+};
+
 /**
  * struct sroce_create_cq_resp - CREATE_CQ and RESIZE_CQ, kernel to provider
- * @ring: the completion ring; slots hold struct ib_uverbs_wc
+ * @ring: the completion ring; slots hold struct ib_uverbs_wc (and, with
+ *	SROCE_CQ_TIMESTAMPS, struct sroce_cqe_ts after it)
  */
 struct sroce_create_cq_resp {
 	struct sroce_ring_info ring;
