@@ -49,12 +49,34 @@ RXE_RC_TEST_DEVIATIONS=atomic_unaligned,wr_api_sge_list,wr_api_inline,flush_recv
 # --- the libibverbs pingpongs -------------------------------------------------
 
 # Plain; with completions through a completion channel (-e); with the
-# ibv_wr_* send API (-N).
+# ibv_wr_* send API (-N); for sroce, with completion timestamps (-t: an
+# extended CQ with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP; both ends print
+# the gaps between receive completions in device clock cycles, which must
+# be ordered and, at sroce's 1 GHz, nonzero).
 test_rc_pingpong() {
 	rdma_topo loopback
 	pingpong rc_pingpong ibv_rc_pingpong
 	pingpong rc_pingpong_events ibv_rc_pingpong -e
 	pingpong rc_pingpong_wr_api ibv_rc_pingpong -N
+	[ "$RDMA_KIND" = sroce ] || return 0
+	pingpong rc_pingpong_ts ibv_rc_pingpong -t
+	ts_cycles "$SRV_LOG"
+	ts_cycles "$CLI_LOG"
+}
+
+# ts_cycles LOG: ibv_rc_pingpong -t's cycle counts in LOG are there, and
+# 0 < min <= average <= max.
+ts_cycles() {
+	local mx mn av
+	mx=$(sed -n 's/^Max receive completion clock cycles = //p' "$1")
+	mn=$(sed -n 's/^Min receive completion clock cycles = //p' "$1")
+	av=$(sed -n 's/^Average receive completion clock cycles = //p' "$1")
+	[ -n "$mx" ] && [ -n "$mn" ] && [ -n "$av" ] ||
+		fail "ibv_rc_pingpong -t printed no completion clock cycles ($(basename "$1"))"
+	awk -v mx="$mx" -v mn="$mn" -v av="$av" \
+		'BEGIN { exit !(mn > 0 && mn <= av + 0.5 && av <= mx + 0.5) }' ||
+		fail "ibv_rc_pingpong -t: cycles min $mn, average $av, max $mx"
+	echo "completion clock cycles ($(basename "$1")): min $mn, average $av, max $mx"
 }
 
 # A shared receive queue under 16 QPs.

@@ -589,6 +589,41 @@ static void test_poll_cq_ex(void)
 	free_cq(cq, kmap);
 }
 
+/* A CQ with timestamps: the times after each CQE, through their readers. */
+static void test_poll_cq_ex_ts(void)
+{
+	struct ibv_poll_cq_attr attr = {};
+	uint8_t *kmap;
+	struct sroce_cq *cq = make_cq(&kmap);
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct sroce_cqe_ts *ts;
+	uint32_t p = 0xfffffffeu, i;
+
+	cq->timestamps = true;
+	cqx_init_ops(cqx, IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+		     IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK);
+	expect(cqx->read_completion_ts && cqx->read_completion_wallclock_ns &&
+	       !cqx->read_byte_len, "cq_ex: the timestamp readers when asked");
+	for (i = 0; i < 2; i++) {
+		kernel_cqe(kmap, p + i, 30 + i);
+		ts = (struct sroce_cqe_ts *)((struct ib_uverbs_wc *)
+					      kslot(kmap, 64, p + i, CQ_SLOTS) + 1);
+		ts->clock_ns = 1000 + i;
+		ts->realtime_ns = 2000000000000000000ull + i;
+	}
+	hdr_of(kmap)->producer = p + 2;
+	expect(ibv_start_poll(cqx, &attr) == 0 && cqx->wr_id == 30 &&
+	       ibv_wc_read_completion_ts(cqx) == 1000 &&
+	       ibv_wc_read_completion_wallclock_ns(cqx) == 2000000000000000000ull,
+	       "cq_ex: the first CQE's times");
+	expect(ibv_next_poll(cqx) == 0 && cqx->wr_id == 31 &&
+	       ibv_wc_read_completion_ts(cqx) == 1001 &&
+	       ibv_wc_read_completion_wallclock_ns(cqx) == 2000000000000000001ull,
+	       "cq_ex: the second CQE's times");
+	ibv_end_poll(cqx);
+	free_cq(cq, kmap);
+}
+
 /* A reset QP's CQEs are skipped by both polling APIs and given back. */
 static void test_cq_discard(void)
 {
@@ -791,6 +826,7 @@ int main(void)
 		test_recv();
 		test_poll_cq();
 		test_poll_cq_ex();
+		test_poll_cq_ex_ts();
 		test_cq_discard();
 		test_wr_api();
 		test_wr_atomic_write();

@@ -72,6 +72,7 @@ static const struct tcase {
 	{ "atomic_unaligned_wr", case_atomic_unaligned_wr },
 	{ "atomic_write", case_atomic_write },
 	{ "atomic_write_errors", case_atomic_write_errors },
+	{ "cq_timestamps", case_cq_timestamps },
 	{ "wr_api", case_wr_api },
 	{ "wr_api_sge_list", case_wr_api_sge_list },
 	{ "wr_api_inline", case_wr_api_inline },

@@ -269,6 +269,7 @@ int case_atomic_unaligned(void);
 int case_atomic_unaligned_wr(void);
 int case_atomic_write(void);
 int case_atomic_write_errors(void);
+int case_cq_timestamps(void);
 
 /* wr.c */
 int case_wr_api(void);
