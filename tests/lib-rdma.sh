@@ -340,9 +340,24 @@ cli_run() {
 	if [ $rc != 0 ]; then
 		srv_stop
 		srv_show
+		cm_counters
 		[ $rc = 124 ] && fail "$name: client timed out after ${RDMA_TOOL_TIMEOUT}s"
 		fail "$name: client failed (exit status $rc): $(last_words "$CLI_LOG")"
 	fi
+}
+
+# cm_counters: the IB CM's message counters of every device (the port's
+# cm_tx_msgs, cm_rx_msgs, cm_tx_retries, cm_rx_duplicates) that are not
+# zero: which end sent a REJ, what was resent.  A connection a tool saw
+# rejected or never established says no more by itself.
+cm_counters() {
+	local f
+	echo "--- IB CM messages (/sys/class/infiniband/DEV/ports/1/cm_*), those not zero"
+	for f in /sys/class/infiniband/*/ports/1/cm_*/*; do
+		[ -r "$f" ] && [ "$(cat "$f" 2>/dev/null)" != 0 ] || continue
+		echo "  ${f#/sys/class/infiniband/} $(cat "$f")"
+	done
+	return 0
 }
 
 srv_finish() {

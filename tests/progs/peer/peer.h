@@ -184,6 +184,7 @@ struct vconf {
 	bool req_attrs;
 	uint8_t timeout;	/* local ACK timeout code */
 	uint8_t retry_cnt, rnr_retry;
+	uint32_t rate_kbps;	/* the QP's rate limit (0: none) */
 };
 
 /* victim.c */

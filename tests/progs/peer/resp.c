@@ -194,12 +194,13 @@ int sc_atomics_behind_read(const struct vconf *c)
  * (a gap: the responder owes a sequence NAK, held behind the READ's data)
  * then the READ that fills the gap: a second READ outstanding, over the
  * limit, which the responder must refuse with a NAK invalid request
- * (IBTA 9.7.5.2.2) and fail the QP.  All three go in one sendmmsg(): the
- * receive path sends a few packets of an answer and leaves the rest to
- * the responder's work, so the second READ arrives with most of the
- * first's answer owed; sent apart, a test descheduled between them (a
- * loaded emulated guest) could find the answer complete and the second
- * READ within the limit.  That NAK
+ * (IBTA 9.7.5.2.2) and fail the QP.  The victim QP is limited to
+ * 1 Mbit/s, so the first READ's answer takes over 3 s, and all three go
+ * in one sendmmsg(): the second READ must arrive while most of the
+ * answer is owed.  Unpaced, a loaded emulated guest (IPv6, 2026-12-05)
+ * sent all 448 packets and the sequence NAK before it took the second
+ * READ, although the three came in one sendmmsg() (the responder's work,
+ * woken on the sender's CPU, may run between its messages).  That NAK
  * replaces the sequence NAK held back: a responder in the error state
  * answers nothing more, so a sequence NAK would have its requester resend
  * into silence until its retries ran out and report a transport retry

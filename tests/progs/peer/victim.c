@@ -84,6 +84,16 @@ int qp_modify(struct ibv_qp_attr *a, int mask, const char *what)
 	return 0;
 }
 
+/* The victim QP's rate limit: its READ responses are paced to it too. */
+static int rate_limit(uint32_t kbps)
+{
+	struct ibv_qp_rate_limit_attr r = { .rate_limit = kbps };
+	int err = ibv_modify_qp_rate_limit(vic.qp, &r);
+
+	CHECK(!err, "ibv_modify_qp_rate_limit(%u kbit/s): %s", kbps, strerror(err));
+	return 0;
+}
+
 /* A fresh victim QP and CQ, in RTS, connected to the peer's claimed QPN. */
 int vic_up(const struct vconf *c)
 {
@@ -141,8 +151,9 @@ int vic_up(const struct vconf *c)
 	a.retry_cnt = c->req_attrs ? c->retry_cnt : 7;
 	a.rnr_retry = c->req_attrs ? c->rnr_retry : 7;
 	a.max_rd_atomic = 1;
-	return qp_modify(&a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+	TRY(qp_modify(&a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, "RTS"));
+	return c->rate_kbps ? rate_limit(c->rate_kbps) : 0;
 }
 
 /* Every async event of the victim, acknowledged; @want's type counted. */
