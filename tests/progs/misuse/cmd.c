@@ -156,7 +156,11 @@ void c_cq(void)
 	d.core.response = (uintptr_t)&resp;
 	d.core.cqe = 4;
 	d.core.comp_channel = -1;
-	expect("CREATE_CQ with non-zero driver data",
+	/* Its driver data is struct sroce_create_cq_req: flags, reserved. */
+	expect("CREATE_CQ with unknown request flags",
+	       CMD(x.fd, IB_USER_VERBS_CMD_CREATE_CQ, d, sizeof(resp)), EOPNOTSUPP);
+	d.drv = 1ull << 32;
+	expect("CREATE_CQ with the request's reserved field set",
 	       CMD(x.fd, IB_USER_VERBS_CMD_CREATE_CQ, d, sizeof(resp)), EINVAL);
 	d.core.response = 0x20;
 	d.drv = 0;
