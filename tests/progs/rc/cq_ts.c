@@ -41,16 +41,10 @@ struct stamp {
 /* The next completion of @cqx is @wr_id's, successful; its times in @st. */
 static int ts_poll(struct ibv_cq_ex *cqx, uint64_t wr_id, struct stamp *st, const char *what)
 {
-	struct ibv_poll_cq_attr pa = {};
-	long long end = now_ms() + opt.poll_ms;
 	enum ibv_wc_status s;
 	uint64_t id;
-	int ret;
 
-	while ((ret = ibv_start_poll(cqx, &pa)) == ENOENT && now_ms() < end)
-		sleep_ms(1);
-	CHECK(ret == 0, "%s: ibv_start_poll: %s", what,
-	      ret == ENOENT ? "no completion in time" : estr(ret));
+	TRY(cqx_start(cqx, what));
 	id = cqx->wr_id;
 	s = cqx->status;
 	st->ts = ibv_wc_read_completion_ts(cqx);

@@ -444,3 +444,17 @@ int expect_post_recv_fails(const struct ep *e, struct ibv_recv_wr *wr,
 	CHECK(bad == want_bad, "%s: bad_wr does not point at the failing WR", what);
 	return 0;
 }
+
+/* ibv_start_poll() on @cqx until a completion comes (opt.poll_ms at most). */
+int cqx_start(struct ibv_cq_ex *cqx, const char *what)
+{
+	struct ibv_poll_cq_attr pa = {};
+	long long end = now_ms() + opt.poll_ms;
+	int ret;
+
+	while ((ret = ibv_start_poll(cqx, &pa)) == ENOENT && now_ms() < end)
+		sleep_ms(1);
+	CHECK(ret == 0, "%s: ibv_start_poll: %s", what,
+	      ret == ENOENT ? "no completion in time" : estr(ret));
+	return 0;
+}

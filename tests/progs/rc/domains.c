@@ -83,18 +83,12 @@ static int cqx_new(struct dev *d, struct ibv_pd *parent, struct ibv_cq_ex **cqx)
 static int cqx_expect(struct ibv_cq_ex *cqx, uint64_t wr_id, enum ibv_wc_opcode op,
 		      uint32_t len, const char *what)
 {
-	struct ibv_poll_cq_attr pa = {};
-	long long end = now_ms() + opt.poll_ms;
 	enum ibv_wc_status st;
 	enum ibv_wc_opcode got;
 	uint32_t got_len;
 	uint64_t id;
-	int ret;
 
-	while ((ret = ibv_start_poll(cqx, &pa)) == ENOENT && now_ms() < end)
-		sleep_ms(1);
-	CHECK(ret == 0, "%s: ibv_start_poll: %s", what,
-	      ret == ENOENT ? "no completion in time" : estr(ret));
+	TRY(cqx_start(cqx, what));
 	id = cqx->wr_id;
 	st = cqx->status;
 	got = ibv_wc_read_opcode(cqx);

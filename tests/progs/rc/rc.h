@@ -205,6 +205,7 @@ struct want w_recv(uint64_t wr_id, const struct ep *e, uint32_t len);
 struct want w_recv_imm(uint64_t wr_id, const struct ep *e, uint32_t len,
 		       enum ibv_wc_opcode op, uint32_t imm);
 int want_send(const struct ep *e, uint64_t wr_id, enum ibv_wc_opcode op, const char *what);
+int cqx_start(struct ibv_cq_ex *cqx, const char *what);
 int want_recv(const struct ep *e, uint64_t wr_id, uint32_t len, const char *what);
 int want_err(const struct ep *e, struct ibv_cq *cq, uint64_t wr_id,
 	     enum ibv_wc_status st, const char *what);
