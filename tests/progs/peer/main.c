@@ -66,7 +66,8 @@ static const struct scenario {
 } scenarios[] = {
 	{ "read_replay_new_read", sc_read_replay_new_read,
 	  { .epsn = 0x1000, .rd_atomic = 1 }, "rx_drop_dup=1" },
-	{ "atomics_behind_read", sc_atomics_behind_read, { .epsn = 0x1800, .rd_atomic = 3 }, "" },
+	{ "atomics_behind_read", sc_atomics_behind_read,
+	  { .epsn = 0x1800, .rd_atomic = 3, .rate_kbps = 4000 }, "" },
 	{ "fatal_nak_behind_seq_nak", sc_fatal_nak_behind_seq_nak,
 	  { .epsn = 0x1c00, .rd_atomic = 1, .rate_kbps = 1000 },
 	  "seq_naks_sent=1 err_naks_sent=1" },
