@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * queue.c - ring memory and its mapping into processes.
+ * queue.c - ring memory and its mapping into processes (and device
+ * memory's: dm.c).
  *
  * A user ring's memory belongs to its mmap entry, not to the object: the
  * object removes the entry when it is destroyed, and the memory goes when
@@ -56,11 +57,42 @@ err:
 	return -ENOMEM;
 }
 
-static void sroce_mmap_release(struct sroce_mmap *m)
+/**
+ * sroce_mmap_release() - free memory from sroce_mmap_alloc()
+ * @m: the memory; no mmap entry owns it (never inserted, or its entry's
+ *	last reference is gone)
+ *
+ * Context: Process context.
+ */
+void sroce_mmap_release(struct sroce_mmap *m)
 {
 	vunmap(m->buf);
 	sroce_mmap_put_pages(m, m->num_pages);
 	kfree(m);
+}
+
+/**
+ * sroce_mmap_alloc() - zeroed memory a process can map, charged to it
+ * @size: bytes, a whole number of pages
+ *
+ * The caller inserts it as an mmap entry of a user context, which then owns
+ * it (sroce_mmap_free()), or releases it (sroce_mmap_release()).
+ *
+ * Context: Process context. May sleep.
+ * Return: the memory, or NULL without memory.
+ */
+struct sroce_mmap *sroce_mmap_alloc(size_t size)
+{
+	struct sroce_mmap *m;
+
+	m = kzalloc(sizeof(*m), SROCE_GFP_OBJ);
+	if (!m)
+		return NULL;
+	if (sroce_mmap_get_pages(m, size)) {
+		kfree(m);
+		return NULL;
+	}
+	return m;
 }
 
 /* A user ring: its memory, owned by a new mmap entry of @uctx. */
@@ -71,14 +103,9 @@ static int sroce_ring_alloc_user(struct sroce_ring *r,
 	struct sroce_mmap *m;
 	int err;
 
-	m = kzalloc(sizeof(*m), SROCE_GFP_OBJ);
+	m = sroce_mmap_alloc(r->size);
 	if (!m)
 		return -ENOMEM;
-	err = sroce_mmap_get_pages(m, r->size);
-	if (err) {
-		kfree(m);
-		return err;
-	}
 	err = rdma_user_mmap_entry_insert(uctx, &m->rdma, r->size);
 	if (err) {
 		sroce_mmap_release(m);
@@ -147,13 +174,14 @@ void sroce_ring_free(struct sroce_ring *r)
 }
 
 /**
- * sroce_mmap() - ib_device_ops.mmap: map a ring into the process
+ * sroce_mmap() - ib_device_ops.mmap: map a ring or device memory into the
+ *	process
  * @uctx: the process's context
- * @vma: the mapping asked for; its offset names the ring
+ * @vma: the mapping asked for; its offset names the ring or memory
  *
  * Context: Process context, mmap lock held.
- * Return: 0, or -EINVAL if the offset names no ring of this context or the
- * size differs from the ring's.
+ * Return: 0, or -EINVAL if the offset names nothing of this context or the
+ * size differs from what it names.
  */
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
@@ -172,7 +200,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 
 /**
  * sroce_mmap_free() - ib_device_ops.mmap_free: the last reference to a
- *	ring mapping is gone
+ *	ring's or device memory's mapping is gone
  * @entry: the entry
  *
  * Context: Process context.

@@ -19,13 +19,14 @@
 #include <rdma/sroce-abi.h>
 
 /**
- * struct sroce_mmap - a ring buffer mapped (or mappable) by a process
+ * struct sroce_mmap - a ring buffer or device memory mapped (or mappable)
+ *	by a process
  * @rdma: the core's mmap entry; holds the offset userspace maps at
  * @buf: @pages mapped contiguously into the kernel (vmap(), VM_USERMAP);
  *	freed with them when the last mapping and the object are gone
  *	(sroce_mmap_free())
  * @pages: the zeroed pages, charged to the memory cgroup of the process
- *	that created the ring
+ *	that created the ring or memory
  * @num_pages: entries of @pages
  */
 struct sroce_mmap {
@@ -107,5 +108,7 @@ int sroce_ring_alloc(struct sroce_ring *r, struct ib_ucontext *uctx,
 void sroce_ring_free(struct sroce_ring *r);
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void sroce_mmap_free(struct rdma_user_mmap_entry *entry);
+struct sroce_mmap *sroce_mmap_alloc(size_t size);
+void sroce_mmap_release(struct sroce_mmap *m);
 
 #endif /* SROCE_QUEUE_H */
