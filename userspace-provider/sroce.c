@@ -227,7 +227,7 @@ err_free_mr:
 
 /**
  * sroce_dereg_mr() - dereg_mr op
- * @vmr: MR from sroce_reg_mr()
+ * @vmr: MR from sroce_reg_mr() or sroce_dm_reg_mr()
  *
  * Return: 0, or a positive errno with the MR kept.
  */
@@ -405,6 +405,7 @@ static void sroce_free_context(struct ibv_context *ibctx)
  * doorbell; arming a CQ is the generic REQ_NOTIFY_CQ command.
  */
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.alloc_dm = sroce_dm_alloc,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_parent_domain = sroce_parent_domain_alloc,
 	.alloc_pd = sroce_alloc_pd,
@@ -427,6 +428,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.destroy_srq = sroce_srq_destroy,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = sroce_free_context,
+	.free_dm = sroce_dm_free,
 	.modify_qp = sroce_qp_modify,
 	.modify_qp_rate_limit = sroce_qp_modify_rate_limit,
 	.modify_srq = sroce_srq_modify,
@@ -439,6 +441,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.query_qp = sroce_qp_query,
 	.query_rt_values = sroce_query_rt_values,
 	.query_srq = sroce_srq_query,
+	.reg_dm_mr = sroce_dm_reg_mr,
 	.reg_mr = sroce_reg_mr,
 	.req_notify_cq = ibv_cmd_req_notify_cq,
 	.rereg_mr = sroce_rereg_mr,

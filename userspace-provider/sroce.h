@@ -11,7 +11,8 @@
  * thread domains and parent domains; cq.c completion queues; qp.c queue
  * pair lifetime; sq.c send WQEs, post_send and the doorbell; rq.c receive
  * WQEs for QPs and SRQs; srq.c shared receive queue lifetime; wr.c the
- * ibv_qp_ex (ibv_wr_*) send API; ring.c ring mapping.
+ * ibv_qp_ex (ibv_wr_*) send API; ring.c ring mapping; dm.c device memory
+ * and the memory regions over it.
  */
 #ifndef SROCE_PROVIDER_H
 #define SROCE_PROVIDER_H
@@ -348,6 +349,19 @@ static inline struct sroce_context *to_sctx(struct ibv_context *ibctx)
 	return sroce_container_of(ibctx, struct sroce_context, vctx.context);
 }
 
+/* Device memory (dm.c): @buf maps its @length bytes (@map_len, whole pages). */
+struct sroce_dm {
+	struct verbs_dm		vdm;
+	uint8_t			*buf;
+	size_t			map_len;
+	uint64_t		length;
+};
+
+static inline struct sroce_dm *to_sdm(struct ibv_dm *ibdm)
+{
+	return sroce_container_of(ibdm, struct sroce_dm, vdm.dm);
+}
+
 static inline struct sroce_pd *to_spd(struct ibv_pd *ibpd)
 {
 	return sroce_container_of(ibpd, struct sroce_pd, ibv_pd);
@@ -388,6 +402,14 @@ struct ibv_cq_ex *sroce_cq_create_ex(struct ibv_context *ibctx,
 int sroce_cq_destroy(struct ibv_cq *ibcq);
 int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int sroce_cq_resize(struct ibv_cq *ibcq, int cqe);
+
+/* dm.c */
+struct ibv_dm *sroce_dm_alloc(struct ibv_context *ibctx,
+			      struct ibv_alloc_dm_attr *attr);
+int sroce_dm_free(struct ibv_dm *ibdm);
+struct ibv_mr *sroce_dm_reg_mr(struct ibv_pd *ibpd, struct ibv_dm *ibdm,
+			       uint64_t offset, size_t length,
+			       unsigned int access);
 
 /* domain.c */
 struct ibv_td *sroce_td_alloc(struct ibv_context *ibctx,

@@ -551,6 +551,28 @@ int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		     struct ib_uverbs_alloc_mw_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 
+/*
+ * Device memory (provider-abi.md 4.7).  verbs_dm is unchanged v33 ... v64;
+ * the command buffer is libibverbs' own (NULL: no driver attributes).
+ * ibv_cmd_alloc_dm() fills dm->handle and the ibv_dm's context, handle and
+ * comp_mask; ibv_cmd_reg_dm_mr() the MR's handle, context, keys, length,
+ * pd, addr (NULL: DM regions are zero-based) and mr_type.
+ */
+struct verbs_dm {
+	struct ibv_dm		dm;
+	uint32_t		handle;
+};
+
+struct ibv_command_buffer;
+
+int ibv_cmd_alloc_dm(struct ibv_context *ctx,
+		     const struct ibv_alloc_dm_attr *dm_attr,
+		     struct verbs_dm *dm, struct ibv_command_buffer *link);
+int ibv_cmd_free_dm(struct verbs_dm *dm);
+int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
+		      uint64_t offset, size_t length, unsigned int access,
+		      struct verbs_mr *vmr, struct ibv_command_buffer *link);
+
 /* Fills ah->handle and ah->context; there is no driver request. */
 int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,

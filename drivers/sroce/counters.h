@@ -180,6 +180,7 @@ struct sroce_stats {
  * @SROCE_OBJ_AH: address handles
  * @SROCE_OBJ_MW: memory windows
  * @SROCE_OBJ_MCAST: multicast groups with QPs attached
+ * @SROCE_OBJ_DM: device memory allocations
  * @SROCE_OBJ_MAX: number of kinds
  *
  * Read through debugfs (sroce/objects); after a test tears everything down
@@ -197,6 +198,7 @@ enum sroce_obj {
 	SROCE_OBJ_AH,
 	SROCE_OBJ_MW,
 	SROCE_OBJ_MCAST,
+	SROCE_OBJ_DM,
 	SROCE_OBJ_MAX
 };
 

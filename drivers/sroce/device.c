@@ -240,6 +240,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 	.device_group = &sroce_cc_attr_group,
 
+	.alloc_dm = sroce_alloc_dm,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
@@ -251,6 +252,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.create_qp = sroce_create_qp,
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
+	.dealloc_dm = sroce_dealloc_dm,
 	.dealloc_driver = sroce_dealloc_driver,
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
@@ -287,6 +289,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
 	.query_srq = sroce_query_srq,
+	.reg_dm_mr = sroce_reg_dm_mr,
 	.reg_user_mr = sroce_reg_user_mr_op,
 	.rereg_user_mr = sroce_rereg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
@@ -355,6 +358,7 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
 	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
 	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
+	attr->max_dm_size = SROCE_DM_MAX_SIZE;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 }

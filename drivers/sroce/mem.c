@@ -152,6 +152,8 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		return sroce_mr_copy_fr(mr, iova, buf, len, dir);
 	if (mr->type == SROCE_MR_DMA)
 		sroce_copy_chunk((void *)(uintptr_t)iova, buf, len, dir);
+	else if (mr->type == SROCE_MR_DM)
+		sroce_copy_chunk(mr->dm_buf + (iova - mr->iova), buf, len, dir);
 	else
 		sroce_mr_copy_user(mr, iova, buf, len, dir);
 	return 0;
@@ -218,6 +220,11 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
 	}
 	if (mr->type == SROCE_MR_DMA) {
 		p = (u64 *)(uintptr_t)iova;
+	} else if (mr->type == SROCE_MR_DM) {
+		/* The region may begin at any offset in the memory. */
+		p = mr->dm_buf + (iova - mr->iova);
+		if ((uintptr_t)p & 7)
+			return -EINVAL;
 	} else {
 		va = kmap_local_page(mr->pages[off >> PAGE_SHIFT]);
 		p = va + (off & ~PAGE_MASK);

@@ -175,6 +175,53 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/**
+ * sroce_reg_dm_mr() - ib_device_ops.reg_dm_mr
+ * @ibpd: the PD
+ * @ibdm: the device memory (dm.c)
+ * @attr: the offset and length in it (the core checked them against its
+ *	length), IB_ACCESS_* flags with IB_ZERO_BASED (the core requires it)
+ * @attrs: no driver attributes
+ *
+ * A zero-based region over part of device memory: its address 0 is
+ * @attr->offset in the memory, which it keeps until it is deregistered.
+ * An empty one is a region no access fits in (hardware takes those too).
+ *
+ * Context: Process context. May sleep.
+ * Return: the region, or an ERR_PTR: -EINVAL for device memory being
+ * freed, -ENOMEM without memory or past max_mr.
+ */
+struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			      struct ib_dm_mr_attr *attr,
+			      struct uverbs_attr_bundle *attrs)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	mr = sroce_mr_alloc(ibpd, attr->access_flags);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->type = SROCE_MR_DM;
+	mr->length = attr->length;
+	mr->ibmr.length = attr->length;
+	mr->dm_map = sroce_dm_map_get(ibdm);
+	if (!mr->dm_map) {
+		err = -EINVAL;
+		goto err_free;
+	}
+	mr->dm_buf = mr->dm_map->buf + attr->offset;
+	err = sroce_mr_publish(to_sdev(ibpd->device), mr);
+	if (err)
+		goto err_put_map;
+	return &mr->ibmr;
+
+err_put_map:
+	sroce_dm_map_put(mr->dm_map);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
 /*
  * Begin the end of @mr unless windows are bound to it: from here on no
  * window can be bound.  Return: 0, or -EBUSY.
@@ -256,6 +303,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	wait_for_completion(&mr->released);
 	if (mr->type == SROCE_MR_USER)
 		sroce_mr_unpin(mr);
+	else if (mr->type == SROCE_MR_DM)
+		sroce_dm_map_put(mr->dm_map);
 	kfree(mr->fr_pages);
 	sroce_obj_destroyed(SROCE_OBJ_MR);
 	kfree_rcu(mr, rcu);
@@ -559,7 +608,12 @@ static void sroce_mr_res_snapshot(struct sroce_mr *mr, struct sroce_mr_res *r)
 	r->access = mr->access;
 	r->valid = mr->valid;
 	r->mw_binds = mr->mw_binds;
-	r->pages = mr->type == SROCE_MR_FAST_REG ? mr->fr_npages : mr->npages;
+	if (mr->type == SROCE_MR_FAST_REG)
+		r->pages = mr->fr_npages;
+	else if (mr->type == SROCE_MR_DM)
+		r->pages = mr->dm_map->num_pages;
+	else
+		r->pages = mr->npages;
 	r->fr_max = mr->fr_max;
 	spin_unlock_irqrestore(&mr->lock, flags);
 }
@@ -581,6 +635,8 @@ static const char *sroce_mr_type_name(enum sroce_mr_type type)
 		return "dma";
 	case SROCE_MR_USER:
 		return "user";
+	case SROCE_MR_DM:
+		return "dm";
 	default:
 		return "fast_reg";
 	}
@@ -593,7 +649,8 @@ static const char *sroce_mr_type_name(enum sroce_mr_type type)
  *
  * For "rdma res show mr -dd", beside what the core shows (its length, and
  * its keys to CAP_NET_ADMIN): the kind of region (dma: all kernel memory;
- * user: pinned user pages; fast_reg: registered by IB_WR_REG_MR), the
+ * user: pinned user pages; fast_reg: registered by IB_WR_REG_MR; dm:
+ * device memory, whose pages it counts), the
  * first address (to CAP_NET_ADMIN only, like the keys: a kernel region's
  * is a kernel address, a user region's tells another process's layout)
  * and the length it covers now (a fast-registration

@@ -159,6 +159,7 @@ struct sroce_mcast {
  * @num_pd: protection domains allocated, bounded by @attr.max_pd
  * @num_cq: completion queues allocated, bounded by @attr.max_cq
  * @num_srq: shared receive queues allocated, bounded by @attr.max_srq
+ * @num_dm: device memory allocations, bounded by SROCE_DM_MAX
  * @qp_pool: QP number -> struct sroce_qp
  * @qp_serial: the last QP serial handed out (struct sroce_qp, @serial)
  * @mr_pool: memory key index -> struct sroce_mr
@@ -188,6 +189,7 @@ struct sroce_dev {
 	atomic_t num_pd;
 	atomic_t num_cq;
 	atomic_t num_srq;
+	atomic_t num_dm;
 	struct sroce_pool qp_pool;
 	atomic64_t qp_serial;
 	struct sroce_pool mr_pool;
@@ -350,6 +352,7 @@ enum sroce_mr_type {
 	SROCE_MR_DMA,		/* kernel virtual addresses, the whole space */
 	SROCE_MR_USER,		/* pinned user memory */
 	SROCE_MR_FAST_REG,	/* kernel pages, registered by IB_WR_REG_MR */
+	SROCE_MR_DM,		/* device memory (dm.c), zero-based */
 };
 
 /*
@@ -382,6 +385,9 @@ enum sroce_mr_type {
  * @fr_max: entries @fr_pages holds
  * @fr_npages: entries @fr_pages uses
  * @fr_page_shift: log2 of the page size of the mapping
+ * @dm_map: SROCE_MR_DM: the device memory's mapping, whose mmap entry the
+ *	region holds a reference on, so the memory outlives it
+ * @dm_buf: SROCE_MR_DM: kernel address of the region's address 0
  * @mw_binds: memory windows bound to the region; it cannot be
  *	deregistered (or reregistered) while there are any
  * @dying: deregistration (or reregistration) has begun: no new binds
@@ -412,6 +418,8 @@ struct sroce_mr {
 	u32 fr_max;
 	u32 fr_npages;
 	u32 fr_page_shift;
+	struct sroce_mmap *dm_map;
+	void *dm_buf;
 	u32 mw_binds;
 	bool dying;
 	bool replaced;
@@ -994,6 +1002,26 @@ static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct sroce_mr, ibmr);
 }
 
+/**
+ * struct sroce_dm - device memory (dm.c)
+ * @ibdm: the core's DM, allocated by sroce
+ * @map: the memory; its mmap entry in @uctx owns it
+ * @uctx: the context it was allocated in and is mapped into
+ * @pgoff: the page offset of its mapping, SROCE_DM_MMAP_PGOFF() of its
+ *	handle
+ */
+struct sroce_dm {
+	struct ib_dm ibdm;
+	struct sroce_mmap *map;
+	struct ib_ucontext *uctx;
+	u64 pgoff;
+};
+
+static inline struct sroce_dm *to_sdm(struct ib_dm *ibdm)
+{
+	return container_of(ibdm, struct sroce_dm, ibdm);
+}
+
 static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)
 {
 	return container_of(ibmw, struct sroce_mw, ibmw);
@@ -1078,6 +1106,15 @@ int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 		   bool solicited);
 
+/* dm.c */
+struct ib_dm *sroce_alloc_dm(struct ib_device *ibdev,
+			     struct ib_ucontext *uctx,
+			     struct ib_dm_alloc_attr *attr,
+			     struct uverbs_attr_bundle *attrs);
+int sroce_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+struct sroce_mmap *sroce_dm_map_get(struct ib_dm *ibdm);
+void sroce_dm_map_put(struct sroce_mmap *m);
+
 /* device.c */
 int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev);
 void sroce_dev_unregister_all(void);
@@ -1095,6 +1132,9 @@ void sroce_mcast_rx(struct sroce_pkt *pkt);
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			      struct ib_dm_mr_attr *attr,
+			      struct uverbs_attr_bundle *attrs);
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,

@@ -203,11 +203,39 @@
  *	response's features mask; a provider ignores bits it does not know
  * @SROCE_FEATURE_ATOMIC_WRITE: RC send queues take SROCE_WR_ATOMIC_WRITE
  * @SROCE_FEATURE_CQ_TIMESTAMPS: CREATE_CQ takes SROCE_CQ_TIMESTAMPS
+ * @SROCE_FEATURE_DM: device memory: DM_ALLOC, its mapping at
+ *	SROCE_DM_MMAP_PGOFF(), REG_DM_MR
  */
 enum sroce_features {
 	SROCE_FEATURE_ATOMIC_WRITE = 1 << 0,
 	SROCE_FEATURE_CQ_TIMESTAMPS = 1 << 1,
+	SROCE_FEATURE_DM = 1 << 2,
 };
+
+/*
+ * Device memory (ibv_alloc_dm()).  Kernel memory the device owns, zeroed,
+ * charged to the allocating process, up to SROCE_DM_MAX_SIZE bytes each
+ * (query_device_ex's max_dm_size) and SROCE_DM_MAX per device.  DM_ALLOC
+ * carries no driver data; the process maps the memory, page-rounded, with
+ * mmap(2) on its uverbs file at the page offset SROCE_DM_MMAP_PGOFF() of
+ * the handle DM_ALLOC returned (times the page size).  A mapping keeps its
+ * pages after DM_FREE; a new DM that gets the handle again is new memory,
+ * mapped at the same offset.  The memory lives until the last mapping and
+ * the last memory region over it are gone; DM_FREE fails with EBUSY while
+ * regions are over it.  Regions (REG_DM_MR) are zero-based, as the core
+ * requires: address 0 is the region's offset in the DM.  The process
+ * copies into and out of the mapping itself (ibv_memcpy_to_dm()); the
+ * provider takes offsets and lengths that are multiples of 4, as hardware
+ * does.
+ * Ordering: a store to the mapping is seen by a work request posted after
+ * it (the doorbell is a system call, or the ring's release store).
+ */
+#define SROCE_DM_MAX_SIZE 0x100000U /* 1 MiB */
+#define SROCE_DM_MAX 256
+#define SROCE_DM_SLOT_PAGES 256
+#define SROCE_DM_MMAP_PGOFF_BASE 0x1000000ULL
+#define SROCE_DM_MMAP_PGOFF(handle) \
+	(SROCE_DM_MMAP_PGOFF_BASE + (__u64)(handle) * SROCE_DM_SLOT_PAGES)
 
 /*
  * The device clock that completion timestamps count: CLOCK_MONOTONIC_RAW,

@@ -59,8 +59,9 @@ void c_ioctl_hdr(void)
 	/* objects sroce has no verbs for are not in its tree at all */
 	HDR("WQ_CREATE (no WQs)", EPROTONOSUPPORT, c.hdr.object_id = UVERBS_OBJECT_WQ;
 	    c.hdr.method_id = UVERBS_METHOD_WQ_CREATE);
-	HDR("DM_ALLOC (no device memory)", EPROTONOSUPPORT, c.hdr.object_id = UVERBS_OBJECT_DM;
-	    c.hdr.method_id = UVERBS_METHOD_DM_ALLOC);
+	HDR("FLOW_ACTION_ESP_CREATE (no flow actions)", EPROTONOSUPPORT,
+	    c.hdr.object_id = UVERBS_OBJECT_FLOW_ACTION;
+	    c.hdr.method_id = UVERBS_METHOD_FLOW_ACTION_ESP_CREATE);
 	HDR("COUNTERS_CREATE (no counters objects)", EPROTONOSUPPORT,
 	    c.hdr.object_id = UVERBS_OBJECT_COUNTERS; c.hdr.method_id = UVERBS_METHOD_COUNTERS_CREATE);
 	HDR("unknown optional attribute (ignored)", 0, ioc_const(&c, 0x99, 7));
