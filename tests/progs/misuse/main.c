@@ -58,6 +58,7 @@ static const struct tcase cases[] = {
 	{ "mr", c_mr },
 	{ "mw_ah", c_mw_ah },
 	{ "mmap", c_mmap },
+	{ "dm", c_dm },
 	{ "cross_context", c_cross_context },
 	{ "ioctl_hdr", c_ioctl_hdr },
 	{ "ioctl_device", c_ioctl_device },

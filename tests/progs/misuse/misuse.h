@@ -368,6 +368,9 @@ void c_mw_ah(void);
 void c_mmap(void);
 void c_cross_context(void);
 
+/* dm.c */
+void c_dm(void);
+
 /* cmd_ioctl.c */
 void c_ioctl_hdr(void);
 void c_ioctl_device(void);

@@ -12,6 +12,7 @@ int buf_reg(struct buf *b, struct dev *d, size_t len, size_t reg_len, unsigned i
 	size_t alloc = (len + GUARD + 4095) & ~(size_t)4095;
 
 	b->len = len;
+	b->zero_based = false;
 	b->p = track(R_MEM, aligned_alloc(4096, alloc));
 	CHECK(b->p, "out of memory (%zu bytes)", alloc);
 	memset(b->p, FILL, alloc);
@@ -33,7 +34,7 @@ void buf_clear(struct buf *b)
 
 uint64_t addr_of(const struct buf *b, size_t off)
 {
-	return (uintptr_t)(b->p + off);
+	return b->zero_based ? off : (uintptr_t)(b->p + off);
 }
 
 struct ibv_sge sge_of(const struct buf *b, size_t off, size_t len)

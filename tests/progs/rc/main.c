@@ -73,6 +73,8 @@ static const struct tcase {
 	{ "atomic_write", case_atomic_write },
 	{ "atomic_write_errors", case_atomic_write_errors },
 	{ "cq_timestamps", case_cq_timestamps },
+	{ "device_memory", case_device_memory },
+	{ "device_memory_misuse", case_device_memory_misuse },
 	{ "wr_api", case_wr_api },
 	{ "wr_api_sge_list", case_wr_api_sge_list },
 	{ "wr_api_inline", case_wr_api_inline },

@@ -76,7 +76,7 @@ void sleep_ms(int ms);
 
 /* --- resources: everything a case creates is released in reverse order ----- */
 
-enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM, R_TD };
+enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM, R_TD, R_DM };
 
 void *track(enum rkind kind, void *p);
 int release_early(void *p);
@@ -90,6 +90,7 @@ struct dev {
 	struct ibv_pd *pd;
 	struct ibv_device_attr attr;
 	uint64_t caps_ex;	/* ibv_query_device_ex's device_cap_flags_ex */
+	uint64_t max_dm_size;	/* ... and its max_dm_size */
 	struct ibv_port_attr port;
 	union ibv_gid gid;
 	int gidx;
@@ -163,10 +164,15 @@ int probe_inline(struct dev *d, uint32_t *max);
 
 /* --- buffers and data ------------------------------------------------------ */
 
+/*
+ * A registered buffer: @len bytes at @p, or (@zero_based: a region in
+ * device memory, dm.c) at the region's addresses 0 to @len, @p NULL.
+ */
 struct buf {
 	uint8_t *p;
 	size_t len;
 	struct ibv_mr *mr;
+	bool zero_based;
 };
 
 /* data.c */
@@ -271,6 +277,10 @@ int case_atomic_unaligned_wr(void);
 int case_atomic_write(void);
 int case_atomic_write_errors(void);
 int case_cq_timestamps(void);
+
+/* dm.c */
+int case_device_memory(void);
+int case_device_memory_misuse(void);
 
 /* wr.c */
 int case_wr_api(void);

@@ -75,7 +75,8 @@ void sleep_ms(int ms)
 }
 
 static const char *const rkind_name[] = { "context", "completion channel", "PD", "CQ",
-					   "QP", "MR", "MW", "buffer", "thread domain" };
+					   "QP", "MR", "MW", "buffer", "thread domain",
+					   "device memory" };
 static struct {
 	enum rkind kind;
 	void *p;
@@ -109,6 +110,8 @@ static int release_one(enum rkind kind, void *p)
 		return ibv_dealloc_pd(p);
 	case R_TD:
 		return ibv_dealloc_td(p);
+	case R_DM:
+		return ibv_free_dm(p);
 	case R_CH:
 		return ibv_destroy_comp_channel(p);
 	case R_CTX:
@@ -232,6 +235,7 @@ int dev_open(struct dev *d, const char *name, int gidx)
 	err = ibv_query_device_ex(d->ctx, NULL, &ax);
 	CHECK(!err, "ibv_query_device_ex(%s): %s", name, estr(err));
 	d->caps_ex = ax.device_cap_flags_ex;
+	d->max_dm_size = ax.max_dm_size;
 	err = ibv_query_port(d->ctx, 1, &d->port);
 	CHECK(!err, "ibv_query_port(%s): %s", name, estr(err));
 	CHECK(d->port.state == IBV_PORT_ACTIVE, "%s: port 1 is %s, not ACTIVE", name,
