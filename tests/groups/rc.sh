@@ -254,7 +254,8 @@ test_mw2_qpn_reuse() {
 
 # --- rdma-core's pyverbs suite ---------------------------------------------------------
 #
-# Every test rxe passes, sroce must pass: tests/data/pyverbs-rxe-6.1.txt
+# Every test rxe passes, sroce must pass, and sroce skips only what
+# PYVERBS_SROCE_SKIPS names: tests/data/pyverbs-rxe-6.1.txt
 # records rxe's results (this test writes a fresh copy to
 # $SROCE_RESULTS/pyverbs-rxe.txt when aimed at rxe).  On rxe, the failures
 # known below are expected; anything else failing fails the test.
@@ -265,10 +266,30 @@ test_mw2_qpn_reuse() {
 #       WRITE opcode (added in 6.2): the WR completes with LOC_QP_OP_ERR
 RXE_PYVERBS_KNOWN_BAD="tests.test_qpex.QpExTestCase.test_qp_ex_rc_atomic_write"
 
+# On sroce every skip must be one of these, or the test fails: a test for
+# hardware (its module, or its reason), a feature sroce does not have yet
+# (issue 22), or one it will not have, each named.  One per line: "KIND|NAME|REGEX[|REGEX...]",
+# each regex searched in "MODULE: REASON" (the test's module and
+# unittest's reason).
+PYVERBS_SROCE_SKIPS='
+hardware|mlx5|^tests\.test_mlx5_|MLX5 device
+hardware|EFA|^tests\.test_efa_|non EFA device
+hardware|dma-buf render node|/dev/dri/renderD
+hardware|CUDA|cuda-python
+hardware|a PCI device (VFIO)|PCI device must be passed by the user
+hardware|huge pages not configured|no huge pages of size
+not yet|on-demand paging|ODP is not supported
+not yet|XRC|Create XRCD is not supported
+not yet|rdma_cm netdev discovery|have net interface
+decided against|raw packet QPs (Documentation/design.rst)|Create QP type 8 is not supported|Raw Packet QP
+not yet|object and device import|object imports are not supported|Importing a device is not supported
+not yet|tag matching|^tests\.test_tag_matching: Extended CQ is not supported
+'
+
 PYVERBS_PARSE='
 import re, sys
-log, out, kind, ref, known = sys.argv[1:6]
-status, cur, ran = {}, None, None
+log, out, kind, ref, known, skips = sys.argv[1:7]
+status, reason, cur, ran = {}, {}, None, None
 word = {"ok": "pass", "FAIL": "fail", "ERROR": "error", "expected failure": "xfail",
         "unexpected success": "xpass"}
 for line in open(log, errors="replace"):
@@ -282,6 +303,7 @@ for line in open(log, errors="replace"):
     if m and cur:
         s = m.group(1)
         status[cur] = "skip" if s.startswith("skipped") else word[s]
+        reason[cur] = s[len("skipped "):].strip("\x27\"")
         cur = None
     m = re.match(r"^Ran (\d+) tests? in", line)
     if m:
@@ -305,6 +327,22 @@ for t, s in sorted(status.items()):
             print("known rxe failure: %s %s" % (t, s))
         else:
             bad.append("%s: %s" % (t, s))
+if kind == "sroce":
+    rules = [l.split("|") for l in skips.strip().splitlines()]
+    tally = {}
+    for t, s in sorted(status.items()):
+        if s != "skip":
+            continue
+        what = "%s: %s" % (t.rsplit(".", 2)[0], reason[t])
+        hit = [r for r in rules if any(re.search(x, what) for x in r[2:])]
+        if not hit:
+            bad.append("%s skipped for a reason not known to be hardware\x27s or a missing feature: %s"
+                       % (t, reason[t]))
+            continue
+        tally[(hit[0][0], hit[0][1])] = tally.get((hit[0][0], hit[0][1]), 0) + 1
+    for k in ("hardware", "not yet", "decided against"):
+        print("skipped, %s: %s" % (k, ", ".join("%s %d" % (n, c) for (kk, n), c in
+                                               sorted(tally.items()) if kk == k) or "none"))
 if kind == "rxe":
     for t in sorted(known):
         if status.get(t) == "pass":
@@ -339,7 +377,7 @@ test_pyverbs() {
 	[ $rc != 124 ] || fail "pyverbs timed out"
 	rc=0
 	python3 -c "$PYVERBS_PARSE" "$log" "$out" "$RDMA_KIND" "$ref" "$RXE_PYVERBS_KNOWN_BAD" \
-		>/tmp/pyverbs.verdict 2>&1 || rc=$?
+		"$PYVERBS_SROCE_SKIPS" >/tmp/pyverbs.verdict 2>&1 || rc=$?
 	cat /tmp/pyverbs.verdict
 	if [ $rc != 0 ]; then
 		# unittest's failure and error reports
