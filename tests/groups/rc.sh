@@ -268,9 +268,9 @@ RXE_PYVERBS_KNOWN_BAD="tests.test_qpex.QpExTestCase.test_qp_ex_rc_atomic_write"
 
 # On sroce every skip must be one of these, or the test fails: a test for
 # hardware (its module, or its reason), a feature sroce does not have yet
-# (issue 22), or one it will not have, each named.  One per line: "KIND|NAME|REGEX[|REGEX...]",
-# each regex searched in "MODULE: REASON" (the test's module and
-# unittest's reason).
+# (issue 22), or one it will not have, each named.  One per line:
+# "KIND|NAME|REGEX[|REGEX...]", each regex searched in "MODULE: REASON"
+# (the test's module and unittest's reason).
 PYVERBS_SROCE_SKIPS='
 hardware|mlx5|^tests\.test_mlx5_|MLX5 device
 hardware|EFA|^tests\.test_efa_|non EFA device
