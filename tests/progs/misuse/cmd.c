@@ -578,6 +578,20 @@ void c_mw_ah(void)
 	ctx_close(&x);
 }
 
+/* A shared mapping of @len bytes at @off of @fd, @prot, fails with @want. */
+void map_fails_at(const char *what, int fd, size_t len, int prot, off_t off, int want,
+		  int line)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, off);
+
+	if (p != MAP_FAILED) {
+		munmap(p, len);
+		expect_one(what, 0, want, line);
+	} else {
+		expect_one(what, -errno, want, line);
+	}
+}
+
 /* mmap with wrong offsets, sizes, protections; twice; after destroy. */
 void c_mmap(void)
 {
@@ -587,27 +601,17 @@ void c_mmap(void)
 	long pg = sysconf(_SC_PAGESIZE);
 	void *p;
 
-#define MAPERR(what, want, len, prot, flags, fd, off) do {			\
-		p = mmap(NULL, len, prot, flags, fd, (off_t)(off));		\
-		if (p != MAP_FAILED) {						\
-			munmap(p, len);						\
-			expect(what, 0, want);					\
-		} else {							\
-			expect(what, -errno, want);				\
-		}								\
-	} while (0)
-
-	MAPERR("offset of no ring", EINVAL, i->mmap_size, PROT_READ, MAP_SHARED, x.fd,
-	       i->mmap_offset + (uint64_t)pg * 4096);
-	MAPERR("offset into the ring", EINVAL, (size_t)pg, PROT_READ, MAP_SHARED, x.fd,
-	       i->mmap_offset + (uint64_t)pg);
-	MAPERR("size larger than the ring", EINVAL, i->mmap_size + (size_t)pg,
-	       PROT_READ | PROT_WRITE, MAP_SHARED, x.fd, i->mmap_offset);
+	map_fails("offset of no ring", x.fd, i->mmap_size,
+		  PROT_READ, i->mmap_offset + (uint64_t)pg * 4096, EINVAL);
+	map_fails("offset into the ring", x.fd, (size_t)pg,
+		  PROT_READ, i->mmap_offset + (uint64_t)pg, EINVAL);
+	map_fails("size larger than the ring", x.fd, i->mmap_size + (size_t)pg,
+		  PROT_READ | PROT_WRITE, i->mmap_offset, EINVAL);
 	if (i->mmap_size > (uint32_t)pg)
-		MAPERR("size smaller than the ring", EINVAL, (size_t)pg, PROT_READ, MAP_SHARED,
-		       x.fd, i->mmap_offset);
-	MAPERR("another context's ring", EINVAL, i->mmap_size, PROT_READ, MAP_SHARED, y.fd,
-	       i->mmap_offset);
+		map_fails("size smaller than the ring", x.fd, (size_t)pg,
+			  PROT_READ, i->mmap_offset, EINVAL);
+	map_fails("another context's ring", y.fd, i->mmap_size,
+		  PROT_READ, i->mmap_offset, EINVAL);
 	/* a second mapping of the same ring is the same memory */
 	p = mmap(NULL, i->mmap_size, PROT_READ, MAP_SHARED, x.fd, (off_t)i->mmap_offset);
 	if (p == MAP_FAILED) {
@@ -633,8 +637,8 @@ void c_mmap(void)
 		expect("MAP_PRIVATE", -errno, EINVAL);
 	}
 	expect("DESTROY_CQ", cq_destroy(&x, cq.handle), 0);
-	MAPERR("mapping a destroyed CQ's ring", EINVAL, i->mmap_size, PROT_READ, MAP_SHARED, x.fd,
-	       i->mmap_offset);
+	map_fails("mapping a destroyed CQ's ring", x.fd, i->mmap_size,
+		  PROT_READ, i->mmap_offset, EINVAL);
 	memset(cq.ring.base, 0xcc, cq.ring.size);
 	ctx_close(&x);
 	ctx_close(&y);
@@ -642,7 +646,6 @@ void c_mmap(void)
 	memset(cq.ring.base, 0xdd, cq.ring.size);
 	if (munmap(cq.ring.base, cq.ring.size))
 		bad("munmap: %s", strerror(errno));
-#undef MAPERR
 }
 
 /* Objects of one context named by handles in another. */

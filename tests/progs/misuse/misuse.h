@@ -78,8 +78,13 @@ const char *ename(int e);
 
 /* expect(what, got, want): got is 0 or a negative errno. */
 #define expect(what, got, want) expect_one(what, got, want, __LINE__)
+/* map_fails(what, fd, len, prot, off, want): a shared mmap must fail so. */
+#define map_fails(what, fd, len, prot, off, want) \
+	map_fails_at(what, fd, len, prot, (off_t)(off), want, __LINE__)
 
 bool expect_one(const char *what, int got, int want, int line);
+void map_fails_at(const char *what, int fd, size_t len, int prot, off_t off, int want,
+		  int line);
 uint64_t now_ms(void);
 int cmd_write(int fd, uint32_t command, const void *req, size_t reqlen,
 	      size_t resplen);
