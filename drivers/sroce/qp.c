@@ -31,16 +31,18 @@ static u32 sroce_sq_slot_size(u32 max_sge, u32 max_inline)
 }
 
 /*
- * Inline bytes a send queue grants when @max_inline were asked for: none
- * if none were, else all the room a slot has past the WQE header (its
- * SGEs' room may be larger), up to SROCE_MAX_INLINE.  HCAs and rdma_rxe
- * report such room too, and programs size their short messages by the
- * granted figure (UCX's rc_verbs asks for 64 bytes and sends short
- * messages of up to what it gets, less its header).
+ * Inline bytes a send queue grants when @max_inline were asked for: all
+ * the room a slot has past the WQE header (its SGEs' room may be larger),
+ * up to SROCE_MAX_INLINE; for a kernel QP none if none were asked for
+ * (ULPs that post no inline data are spared the kernel copy's memory).
+ * HCAs and rdma_rxe grant such room too, and programs count on it: UCX's
+ * rc_verbs asks for 64 bytes and sends short messages of up to what it
+ * gets, less its header; librdmacm's rdma_xclient asks for none and sends
+ * its 16 bytes inline.
  */
-static u32 sroce_sq_inline_room(u32 max_sge, u32 max_inline)
+static u32 sroce_sq_inline_room(u32 max_sge, u32 max_inline, bool is_user)
 {
-	if (!max_inline)
+	if (!max_inline && !is_user)
 		return 0;
 	return min_t(u32, SROCE_MAX_INLINE,
 		     sroce_sq_slot_size(max_sge, max_inline) -
@@ -101,7 +103,7 @@ static int sroce_sq_alloc(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 	sq->num_slots = slots;
 	sq->max_sge = max(init->cap.max_send_sge, 1U);
 	sq->max_inline = sroce_sq_inline_room(sq->max_sge,
-					      init->cap.max_inline_data);
+					      init->cap.max_inline_data, !!uctx);
 	sq->wqe = kvcalloc(slots, sizeof(*sq->wqe), SROCE_GFP_SIZED);
 	sq->sges = kvcalloc((size_t)slots * sq->max_sge, sizeof(*sq->sges),
 			    SROCE_GFP_SIZED);
