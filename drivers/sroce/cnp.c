@@ -111,6 +111,7 @@ void sroce_cnp_rx_ce(struct sroce_pkt *pkt)
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
+	case IB_QPT_XRC_TGT:
 		av = qp->av;
 		dqpn = qp->dest_qpn;
 		break;

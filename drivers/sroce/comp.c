@@ -458,7 +458,8 @@ sroce_comp_rd_atomic_data(struct sroce_qp *qp, struct sroce_swqe *w, u32 psn,
 			  u32 offset, void *data, u32 len)
 {
 	/* @w's slot number, like its index, names its slot. */
-	if (sroce_sge_copy(qp, sroce_sq_sges(qp, w - qp->sq.wqe), w->num_sge,
+	if (sroce_sge_copy(qp, qp->ibqp.pd, sroce_sq_sges(qp, w - qp->sq.wqe),
+			   w->num_sge,
 			   offset, data, len, SROCE_TO_MR))
 		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
 	if (psn == w->last_psn) {
@@ -531,7 +532,7 @@ static void sroce_comp_finish(struct sroce_qp *qp, enum sroce_comp_verdict v)
 }
 
 /**
- * sroce_comp_rcv() - a response for an RC QP's requester
+ * sroce_comp_rcv() - a response for an RC or XRC initiator QP's requester
  * @pkt: the packet, validated by rx.c
  *
  * Context: Softirq, or process context with BH disabled.
@@ -542,7 +543,8 @@ void sroce_comp_rcv(struct sroce_pkt *pkt)
 	enum sroce_comp_verdict v;
 	unsigned long flags;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
+	if (qp->ibqp.qp_type != IB_QPT_RC &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_INI) {
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_QP_TYPE);
 		return;
 	}

@@ -32,6 +32,7 @@ static const char * const sroce_obj_names[] = {
 	[SROCE_OBJ_MW] = "mw",
 	[SROCE_OBJ_MCAST] = "mcast",
 	[SROCE_OBJ_DM] = "dm",
+	[SROCE_OBJ_XRCD] = "xrcd",
 };
 
 static_assert(ARRAY_SIZE(sroce_obj_names) == SROCE_OBJ_MAX);

@@ -181,6 +181,7 @@ struct sroce_stats {
  * @SROCE_OBJ_MW: memory windows
  * @SROCE_OBJ_MCAST: multicast groups with QPs attached
  * @SROCE_OBJ_DM: device memory allocations
+ * @SROCE_OBJ_XRCD: XRC domains
  * @SROCE_OBJ_MAX: number of kinds
  *
  * Read through debugfs (sroce/objects); after a test tears everything down
@@ -199,6 +200,7 @@ enum sroce_obj {
 	SROCE_OBJ_MW,
 	SROCE_OBJ_MCAST,
 	SROCE_OBJ_DM,
+	SROCE_OBJ_XRCD,
 	SROCE_OBJ_MAX
 };
 

@@ -227,6 +227,7 @@ static void sroce_dealloc_driver(struct ib_device *ibdev)
 	mutex_unlock(&sroce_devices_lock);
 	sroce_mcast_uninit(sdev);
 	sroce_pool_uninit(&sdev->ah_pool);
+	sroce_pool_uninit(&sdev->xsrq_pool);
 	sroce_pool_uninit(&sdev->mw_pool);
 	sroce_pool_uninit(&sdev->mr_pool);
 	sroce_pool_uninit(&sdev->qp_pool);
@@ -246,6 +247,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.alloc_xrcd = sroce_alloc_xrcd,
 	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
@@ -257,6 +259,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dealloc_xrcd = sroce_dealloc_xrcd,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
@@ -302,6 +305,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, sroce_xrcd, ibxrcd),
 };
 
 /* The highest QP number a device hands out (max_qpn, within range). */
@@ -333,6 +337,7 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_XRC |
 				 SROCE_DEVICE_ATOMIC_WRITE;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
 	/* User CQs' completion timestamps (SROCE_CQ_TIMESTAMPS). */
@@ -391,6 +396,8 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	sroce_pool_init(&sdev->mw_pool, SROCE_MW_INDEX_BASE, SROCE_QPN_MAX - 1,
 			SROCE_MAX_MW);
 	sroce_pool_init(&sdev->ah_pool, 1, SROCE_QPN_MAX - 1, SROCE_MAX_AH);
+	sroce_pool_init(&sdev->xsrq_pool, 1, SROCE_QPN_MAX - 1,
+			sdev->attr.max_srq);
 	sroce_mcast_init(sdev);
 	sdev->stats = sroce_stats_alloc();
 	if (!sdev->stats) {

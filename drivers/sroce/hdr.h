@@ -82,6 +82,13 @@ struct sroce_deth {
 
 static_assert(sizeof(struct sroce_deth) == 8);
 
+/* XRC Extended Transport Header: every XRC request. */
+struct sroce_xrceth {
+	__be32 srqn;	/* reserved (bits 31:24), XRC SRQ (bits 23:0) */
+};
+
+static_assert(sizeof(struct sroce_xrceth) == 4);
+
 /* Immediate data, and Invalidate Extended Transport Header. */
 struct sroce_immdt {
 	__be32 imm;

@@ -235,9 +235,9 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
 	return 0;
 }
 
-static int sroce_sge_copy_one(struct sroce_qp *qp, const struct sroce_sge *sge,
-			      u32 off, void *buf, u32 len,
-			      enum sroce_copy_dir dir)
+static int sroce_sge_copy_one(struct sroce_qp *qp, struct ib_pd *pd,
+			      const struct sroce_sge *sge, u32 off, void *buf,
+			      u32 len, enum sroce_copy_dir dir)
 {
 	u32 access = dir == SROCE_TO_MR ? IB_ACCESS_LOCAL_WRITE : 0;
 	struct sroce_mr *mr;
@@ -251,7 +251,7 @@ static int sroce_sge_copy_one(struct sroce_qp *qp, const struct sroce_sge *sge,
 	mr = sroce_mr_get(sroce_qp_dev(qp), sge->lkey);
 	if (!mr)
 		return -EINVAL;
-	err = sroce_mr_check(mr, qp->ibqp.pd, sge->addr + off, len, access);
+	err = sroce_mr_check(mr, pd, sge->addr + off, len, access);
 	if (!err)
 		err = sroce_mr_copy(mr, sge->addr + off, buf, len, dir);
 	sroce_mr_put(mr);
@@ -261,6 +261,8 @@ static int sroce_sge_copy_one(struct sroce_qp *qp, const struct sroce_sge *sge,
 /**
  * sroce_sge_copy() - move data into or out of a scatter/gather list
  * @qp: the QP whose work request the list belongs to
+ * @pd: the PD its keys must belong to: the QP's, or for the receive work
+ *	requests of an XRC target, resp.pd
  * @sge: the list
  * @num_sge: entries in @sge
  * @offset: bytes of the list to skip first
@@ -276,9 +278,9 @@ static int sroce_sge_copy_one(struct sroce_qp *qp, const struct sroce_sge *sge,
  * Return: 0, -EINVAL for a bad key, -EACCES or -ERANGE for a violation,
  * -EMSGSIZE if the list is shorter than @offset + @len.
  */
-int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
-		   u32 num_sge, u32 offset, void *buf, u32 len,
-		   enum sroce_copy_dir dir)
+int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 len, enum sroce_copy_dir dir)
 {
 	u32 i, chunk;
 	int err;
@@ -289,7 +291,8 @@ int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
 			continue;
 		}
 		chunk = min(len, sge[i].length - offset);
-		err = sroce_sge_copy_one(qp, &sge[i], offset, buf, chunk, dir);
+		err = sroce_sge_copy_one(qp, pd, &sge[i], offset, buf, chunk,
+					 dir);
 		if (err)
 			return err;
 		buf += chunk;

@@ -533,6 +533,8 @@ int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
  * sroce_mr_invalidate() - invalidate a key: IB_WR_LOCAL_INV, or a SEND with
  *	Invalidate received
  * @qp: the QP doing it
+ * @pd: the PD the region must be in: the QP's, or for an XRC target QP
+ *	resp.pd
  * @rkey: a fast-registration region's key, or a type 2 window's
  *
  * Context: Any context. Caller holds qp->sq.lock (local) or
@@ -540,7 +542,7 @@ int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
  * Return: 0, or -EINVAL if @rkey names no valid region of the QP's PD (or
  * window the QP may invalidate).
  */
-int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey)
+int sroce_mr_invalidate(struct sroce_qp *qp, struct ib_pd *pd, u32 rkey)
 {
 	struct sroce_mr *mr;
 	unsigned long flags;
@@ -552,8 +554,7 @@ int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey)
 	if (!mr)
 		return -EINVAL;
 	spin_lock_irqsave(&mr->lock, flags);
-	if (mr->type != SROCE_MR_FAST_REG || mr->ibmr.pd != qp->ibqp.pd ||
-	    !mr->valid)
+	if (mr->type != SROCE_MR_FAST_REG || mr->ibmr.pd != pd || !mr->valid)
 		err = -EINVAL;
 	else
 		mr->valid = false;
@@ -570,10 +571,10 @@ int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey)
  * @len: bytes
  * @access: the IB_ACCESS_REMOTE_* right needed
  *
- * Checks the key, the PD (a type 2 window: the QP), validity, rights and
- * bounds of the region or window.
+ * Checks the key, the PD (the responder's, resp.pd; a type 2 window: the
+ * QP), validity, rights and bounds of the region or window.
  *
- * Context: Any context.
+ * Context: Any context. Caller holds qp->resp.lock.
  * Return: the region to copy with, referenced (sroce_mr_put()), or NULL.
  */
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
@@ -584,7 +585,7 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 	if ((rkey >> 8) >= SROCE_MW_INDEX_BASE)
 		return sroce_mw_resolve(qp, rkey, va, len, access);
 	mr = sroce_mr_get(sroce_qp_dev(qp), rkey);
-	if (mr && sroce_mr_check(mr, qp->ibqp.pd, va, len, access)) {
+	if (mr && sroce_mr_check(mr, qp->resp.pd, va, len, access)) {
 		sroce_mr_put(mr);
 		mr = NULL;
 	}

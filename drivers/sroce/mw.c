@@ -311,11 +311,11 @@ int sroce_mw_invalidate(struct sroce_qp *qp, u32 rkey)
  * @len: bytes
  * @access: the IB_ACCESS_REMOTE_* right needed
  *
- * Context: Any context.
+ * Context: Any context. Caller holds qp->resp.lock.
  * Return: the region, referenced, if the window is bound, serves this QP
  * (type 2: bound through it, the same QP and not one that got its number
- * since) or its PD (type 1), grants @access and covers the range; else
- * NULL.
+ * since) or the responder's PD (type 1: resp.pd), grants @access and
+ * covers the range; else NULL.
  */
 struct sroce_mr *sroce_mw_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
 				  u64 len, u32 access)
@@ -333,7 +333,7 @@ struct sroce_mr *sroce_mw_resolve(struct sroce_qp *qp, u32 rkey, u64 va,
 	     va >= mw->addr && va - mw->addr <= mw->length &&
 	     len <= mw->length - (va - mw->addr) &&
 	     (mw->ibmw.type == IB_MW_TYPE_2 ? sroce_mw_bound_through(mw, qp) :
-					     mw->ibmw.pd == qp->ibqp.pd);
+					     mw->ibmw.pd == qp->resp.pd);
 	if (ok && refcount_inc_not_zero(&mw->mr->ref))
 		mr = mw->mr;
 	spin_unlock_irqrestore(&mw->lock, flags);

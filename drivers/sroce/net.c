@@ -598,8 +598,7 @@ static int sroce_net_deliver_local(struct net *net, const struct sroce_av *av,
  */
 static struct dst_cache *sroce_xmit_cache(struct sroce_qp *qp)
 {
-	if (qp && (qp->ibqp.qp_type == IB_QPT_RC ||
-		   qp->ibqp.qp_type == IB_QPT_UC))
+	if (qp && sroce_qp_connected(qp))
 		return &qp->dst_cache;
 	return NULL;
 }

@@ -3,8 +3,8 @@
  * opcode.c - the opcode table: for each transport the operations it
  * allows, each operation's headers and place in a message, and the header
  * offsets, computed once at module load from the order the IBTA gives
- * (after the BTH: DETH, RETH or AtomicETH, AETH, AtomicAckETH, then ImmDt
- * or IETH).
+ * (after the BTH: DETH, XRCETH, RETH or AtomicETH, AETH, AtomicAckETH,
+ * then ImmDt or IETH).
  */
 #include <linux/bug.h>
 #include <linux/kernel.h>
@@ -75,6 +75,7 @@ static bool sroce_transport_allows(u8 transport, u8 op)
 {
 	switch (transport) {
 	case SROCE_TRANSPORT_RC:
+	case SROCE_TRANSPORT_XRC:
 		return op <= SROCE_OP_FETCH_ADD || op == SROCE_OP_SEND_LAST_INV ||
 		       op == SROCE_OP_SEND_ONLY_INV ||
 		       op == SROCE_OP_ATOMIC_WRITE;
@@ -105,6 +106,8 @@ static void sroce_opcode_fill(struct sroce_opcode_info *info, u32 flags)
 	info->flags = flags | SROCE_OPF_VALID;
 	sroce_hdr_put(&off, flags, SROCE_OPF_DETH, sizeof(struct sroce_deth),
 		      &info->off_deth);
+	sroce_hdr_put(&off, flags, SROCE_OPF_XRCETH,
+		      sizeof(struct sroce_xrceth), &info->off_xrceth);
 	sroce_hdr_put(&off, flags, SROCE_OPF_RETH, sizeof(struct sroce_reth),
 		      &info->off_reth);
 	sroce_hdr_put(&off, flags, SROCE_OPF_ATMETH,
@@ -127,6 +130,7 @@ void sroce_opcode_init(void)
 {
 	static const u8 transports[] = {
 		SROCE_TRANSPORT_RC, SROCE_TRANSPORT_UC, SROCE_TRANSPORT_UD,
+		SROCE_TRANSPORT_XRC,
 	};
 	const struct sroce_op_rule *rule;
 	u32 flags;
@@ -140,6 +144,10 @@ void sroce_opcode_init(void)
 			flags = rule->flags;
 			if (transports[t] == SROCE_TRANSPORT_UD)
 				flags |= SROCE_OPF_DETH;
+			/* XRC requests name their SRQ; responses do not. */
+			if (transports[t] == SROCE_TRANSPORT_XRC &&
+			    (flags & SROCE_OPF_REQ))
+				flags |= SROCE_OPF_XRCETH;
 			sroce_opcodes[transports[t] | op].name = rule->name;
 			sroce_opcode_fill(&sroce_opcodes[transports[t] | op], flags);
 		}

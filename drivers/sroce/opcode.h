@@ -75,6 +75,8 @@ enum sroce_op {
  * @SROCE_OPF_ONLY: the message's only packet
  * @SROCE_OPF_ATOMIC_WRITE: an ATOMIC WRITE request (IBTA 1.5): an RETH and
  *	8 bytes, answered like a READ of nothing
+ * @SROCE_OPF_XRCETH: an XRCETH follows (every XRC request): the SRQ the
+ *	target QP receives into, and whose PD it checks keys against
  */
 enum sroce_opf {
 	SROCE_OPF_VALID = BIT(0),
@@ -97,6 +99,7 @@ enum sroce_opf {
 	SROCE_OPF_LAST = BIT(17),
 	SROCE_OPF_ONLY = BIT(18),
 	SROCE_OPF_ATOMIC_WRITE = BIT(19),
+	SROCE_OPF_XRCETH = BIT(20),
 };
 
 #define SROCE_OPF_START (SROCE_OPF_FIRST | SROCE_OPF_ONLY)
@@ -108,6 +111,7 @@ enum sroce_opf {
  * @flags: enum sroce_opf
  * @hdr_len: bytes from the start of the BTH to the payload
  * @off_deth: offset of the DETH from the start of the BTH, if present
+ * @off_xrceth: likewise for the XRCETH
  * @off_reth: likewise for the RETH
  * @off_atmeth: likewise for the AtomicETH
  * @off_aeth: likewise for the AETH
@@ -119,6 +123,7 @@ struct sroce_opcode_info {
 	u32 flags;
 	u8 hdr_len;
 	u8 off_deth;
+	u8 off_xrceth;
 	u8 off_reth;
 	u8 off_atmeth;
 	u8 off_aeth;

@@ -38,7 +38,7 @@
 struct sk_buff *sroce_resp_ack_skb(struct sroce_qp *qp, u8 syndrome,
 				   u32 psn, bool atomic, u64 orig)
 {
-	u8 opcode = SROCE_TRANSPORT_RC |
+	u8 opcode = sroce_qp_transport(qp) |
 		    (atomic ? SROCE_OP_ATOMIC_ACK : SROCE_OP_ACK);
 	const struct sroce_opcode_info *info = sroce_opcode(opcode);
 	struct sroce_atmack *atmack;
@@ -285,7 +285,8 @@ static struct sroce_resp_res *sroce_resp_oldest(struct sroce_qp *qp)
 	return best;
 }
 
-static u8 sroce_resp_read_opcode(const struct sroce_resp_res *res)
+static u8 sroce_resp_read_opcode(const struct sroce_qp *qp,
+				 const struct sroce_resp_res *res)
 {
 	bool first = res->cur_psn == res->first_psn;
 	bool last = res->cur_psn == res->end_psn;
@@ -299,14 +300,14 @@ static u8 sroce_resp_read_opcode(const struct sroce_resp_res *res)
 		op = SROCE_OP_READ_RESP_LAST;
 	else
 		op = SROCE_OP_READ_RESP_MIDDLE;
-	return SROCE_TRANSPORT_RC | op;
+	return sroce_qp_transport(qp) | op;
 }
 
 /* The next packet of a READ response; NULL when out of memory. */
 static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 					   struct sroce_resp_res *res)
 {
-	u8 opcode = sroce_resp_read_opcode(res);
+	u8 opcode = sroce_resp_read_opcode(qp, res);
 	const struct sroce_opcode_info *info = sroce_opcode(opcode);
 	u32 paylen = min(res->resid, qp->pmtu);
 	struct sroce_aeth *aeth;
@@ -326,13 +327,17 @@ static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 					     SROCE_AETH_ACK_UNLIMITED,
 					     qp->resp.msn);
 	}
-	if (paylen) {
+	/* An XRC target reads with the PD of the SRQ the READ named. */
+	if (paylen && !sroce_xrc_res_hold(qp, res)) {
+		err = -EACCES;
+	} else if (paylen) {
 		mr = sroce_rkey_get(qp, res->rkey, res->va, paylen,
 				    IB_ACCESS_REMOTE_READ);
 		err = mr ? sroce_mr_copy(mr, res->va, payload, paylen,
 					 SROCE_FROM_MR) : -EACCES;
 		if (mr)
 			sroce_mr_put(mr);
+		sroce_xrc_resp_release(qp);
 	}
 	if (err) {
 		/* The memory went away under the READ. */

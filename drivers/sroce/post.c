@@ -26,17 +26,20 @@ static bool sroce_opcode_allowed(struct sroce_qp *qp, u32 opcode)
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_LOCAL_INV:
-		return type == IB_QPT_RC || type == IB_QPT_UC;
+		return type == IB_QPT_RC || type == IB_QPT_UC ||
+		       type == IB_QPT_XRC_INI;
 	case IB_WR_RDMA_READ:
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 	case IB_WR_SEND_WITH_INV:
-		return type == IB_QPT_RC;
+		return type == IB_QPT_RC || type == IB_QPT_XRC_INI;
 	case IB_WR_REG_MR:
 		return !qp->is_user && (type == IB_QPT_RC || type == IB_QPT_UC);
 	case IB_WR_BIND_MW:
-	case SROCE_WR_ATOMIC_WRITE:
 		return qp->is_user && type == IB_QPT_RC;
+	case SROCE_WR_ATOMIC_WRITE:
+		return qp->is_user &&
+		       (type == IB_QPT_RC || type == IB_QPT_XRC_INI);
 	default:
 		return false;
 	}
@@ -267,6 +270,11 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 state;
 	int err;
 
+	/* An XRC target QP has no send queue. */
+	if (ibqp->qp_type == IB_QPT_XRC_TGT) {
+		*bad_wr = wr;
+		return wr ? -EINVAL : 0;
+	}
 	if (qp->is_user) {
 		if (wr) {
 			*bad_wr = wr;
@@ -378,10 +386,13 @@ static int sroce_fetch_one(struct sroce_qp *qp, u32 idx, struct sroce_swqe *w)
 		w->imm = u.imm_data;
 	if (qp->sq_sig_all)
 		w->flags |= SROCE_SEND_SIGNALED;
-	if (u.reserved || (u.send_flags & ~(SROCE_SEND_FENCE |
-					    SROCE_SEND_SIGNALED |
-					    SROCE_SEND_SOLICITED |
-					    SROCE_SEND_INLINE)))
+	if (qp->ibqp.qp_type == IB_QPT_XRC_INI)
+		w->xrc_srqn = u.xrc_remote_srqn;
+	else if (u.xrc_remote_srqn)
+		return -EINVAL;
+	if (w->xrc_srqn > SROCE_24BIT_MASK ||
+	    (u.send_flags & ~(SROCE_SEND_FENCE | SROCE_SEND_SIGNALED |
+			      SROCE_SEND_SOLICITED | SROCE_SEND_INLINE)))
 		return -EINVAL;
 	err = sroce_swqe_user_data(qp, idx, w, slot, &u, &length);
 	if (!err)
@@ -510,7 +521,8 @@ static void sroce_rq_doorbell(struct sroce_qp *qp)
  * Context: Any context, interrupts may be off, for kernel QPs; process
  * context for the doorbell of a user QP. Takes qp->rq.lock.
  * Return: 0; -EINVAL in RESET, for a bad work request, on a user QP or a
- * QP with an SRQ; -ENOMEM when the queue is full.
+ * QP without a receive queue of its own (on an SRQ, XRC); -ENOMEM when the
+ * queue is full.
  */
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
@@ -522,7 +534,8 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		sroce_rq_doorbell(qp);
 		return 0;
 	}
-	if (qp->is_user || qp->srq || READ_ONCE(qp->state) == IB_QPS_RESET) {
+	if (qp->is_user || !sroce_qp_has_rq(qp) ||
+	    READ_ONCE(qp->state) == IB_QPS_RESET) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -641,29 +654,29 @@ static enum sroce_rq_taken sroce_rq_take_locked(struct sroce_rq *rq,
 
 /**
  * sroce_rq_take() - take the next receive work request of a queue
- * @qp: the QP receiving
- * @rq: its receive queue or its SRQ's
+ * @rq: a QP's receive queue, or @srq's
+ * @srq: the SRQ, or NULL for a QP's own queue
  * @wqe: where the work request is copied and checked
  *
- * Context: Any context. For a QP's own queue the caller holds
- * qp->resp.lock; an SRQ's lock is taken here.
+ * Context: Any context. The receiving QP's resp.lock is held; an SRQ's
+ * lock is taken here.
  * Return: SROCE_RQ_TAKEN; SROCE_RQ_EMPTY; SROCE_RQ_BAD_WQE when the work
  * request is invalid (it is taken all the same, and @wqe->wr_id is valid
  * for a completion); SROCE_RQ_BAD_PROD when the queue's producer index is
  * impossible (nothing is taken).
  */
-enum sroce_rq_taken sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
+enum sroce_rq_taken sroce_rq_take(struct sroce_rq *rq, struct sroce_srq *srq,
 				  struct sroce_rwqe *wqe)
 {
 	enum sroce_rq_taken taken;
 	unsigned long flags;
 
-	if (!qp->srq)
+	if (!srq)
 		return sroce_rq_take_locked(rq, wqe);
 	spin_lock_irqsave(&rq->lock, flags);
 	taken = sroce_rq_take_locked(rq, wqe);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (taken == SROCE_RQ_TAKEN || taken == SROCE_RQ_BAD_WQE)
-		sroce_srq_check_limit(qp->srq);
+		sroce_srq_check_limit(srq);
 	return taken;
 }

@@ -4,6 +4,10 @@
  * queries, and destruction.  The state machine of modify_qp, errors on
  * the data path and flushing are in qp_state.c.
  *
+ * XRC: an initiator QP has a send queue only; a target QP (created by the
+ * core for the process, without driver data) has no queue at all and
+ * receives into the XRC SRQs its requests name (xrc.c).
+ *
  * Lifetime.  A QP is published under its number (sroce_dev.qp_pool) when
  * it is complete.  The receive path finds it under RCU and takes a
  * reference (sroce_qp_get_rcu()); every scheduled work item holds one too.
@@ -82,6 +86,17 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 		if (is_user)
 			return -EINVAL;
 		break;
+	case IB_QPT_XRC_INI:
+		/* A kernel work request cannot name the remote SRQ. */
+		if (!is_user)
+			return -EOPNOTSUPP;
+		break;
+	case IB_QPT_XRC_TGT:
+		if (!init->xrcd)
+			return -EINVAL;
+		/* No queues: what the caller asked for is not used. */
+		memset(&init->cap, 0, sizeof(init->cap));
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -152,9 +167,14 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 	spin_lock_init(&qp->resp.lock);
 	qp->state = IB_QPS_RESET;
 	qp->is_user = is_user;
-	qp->scq = to_scq(init->send_cq);
-	qp->rcq = to_scq(init->recv_cq);
+	qp->scq = init->send_cq ? to_scq(init->send_cq) : NULL;
+	qp->rcq = init->recv_cq ? to_scq(init->recv_cq) : NULL;
 	qp->srq = init->srq ? to_ssrq(init->srq) : NULL;
+	qp->resp.pd = qp->ibqp.pd;
+	if (init->qp_type == IB_QPT_XRC_TGT) {
+		qp->xrcd = init->xrcd;
+		qp->is_user = to_sxrcd(init->xrcd)->is_user;
+	}
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->pmtu = 256;
 	INIT_WORK(&qp->req_work, sroce_req_work);
@@ -174,7 +194,8 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 	err = sroce_sq_alloc(qp, init, uctx, &resp->sq);
 	if (err)
 		return err;
-	if (!qp->srq) {
+	if (!qp->srq && init->qp_type != IB_QPT_XRC_INI &&
+	    init->qp_type != IB_QPT_XRC_TGT) {
 		err = sroce_rq_alloc(&qp->rq, init->cap.max_recv_wr,
 				     init->cap.max_recv_sge, uctx, &resp->rq);
 		if (err)
@@ -196,10 +217,13 @@ static void sroce_qp_free_queues(struct sroce_qp *qp)
 static void sroce_qp_report_cap(struct sroce_qp *qp,
 				struct ib_qp_init_attr *init)
 {
+	/* An XRC target's send queue is never used: it has none to report. */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		return;
 	init->cap.max_send_wr = qp->sq.num_slots;
 	init->cap.max_send_sge = qp->sq.max_sge;
 	init->cap.max_inline_data = qp->sq.max_inline;
-	if (!qp->srq) {
+	if (sroce_qp_has_rq(qp)) {
 		init->cap.max_recv_wr = qp->rq.ring.num_slots;
 		init->cap.max_recv_sge = qp->rq.max_sge;
 	}
@@ -230,9 +254,12 @@ static int sroce_qp_publish(struct sroce_dev *sdev, struct sroce_qp *qp,
  * @ibqp: the QP, allocated by the core (qp_type, pd, CQs and SRQ set)
  * @init: the attributes; cap is updated with what the QP really got
  * @udata: user QPs: struct sroce_create_qp_resp out; NULL for kernel QPs
+ *	and XRC target QPs
  *
- * RC, UC and UD, and for kernel callers the GSI QP (number 1).  Queue
- * sizes are rounded up to powers of two.
+ * RC, UC and UD; for kernel callers the GSI QP (number 1); for processes
+ * XRC initiator QPs (no receive queue); XRC target QPs (no queues; the
+ * core creates them for processes too, as kernel QPs in an XRC domain).
+ * Queue sizes are rounded up to powers of two.
  *
  * Context: Process context. May sleep.
  * Return: 0, -EINVAL or -EOPNOTSUPP for attributes sroce cannot honour,
@@ -366,7 +393,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->rate_limit = READ_ONCE(qp->cc.limit_kbps);
 	attr->sq_draining = attr->qp_state == IB_QPS_SQD &&
 			    qp->sq.cons != qp->sq.prod;
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+	if (sroce_qp_connected(qp))
 		sroce_av_to_attr(&qp->av, &attr->ah_attr);
 	mutex_unlock(&qp->modify_lock);
 
@@ -399,7 +426,7 @@ struct sroce_qp_res {
 static void sroce_qp_res_rq(struct sroce_qp *qp, struct sroce_qp_res *r)
 {
 	lockdep_assert_held(&qp->resp.lock);
-	r->have_rq = !qp->srq && qp->rq.ring.buf;
+	r->have_rq = sroce_qp_has_rq(qp);
 	if (!r->have_rq)
 		return;
 	r->rq_prod = sroce_ring_load_prod(&qp->rq.ring);

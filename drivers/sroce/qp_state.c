@@ -214,7 +214,7 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	WRITE_ONCE(qp->state, IB_QPS_RESET);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	trace_sroce_qp_state(qp, old, IB_QPS_RESET, SROCE_QP_CAUSE_MODIFY, 0);
-	if (!qp->srq)
+	if (sroce_qp_has_rq(qp))
 		sroce_rq_discard(&qp->rq);
 	sroce_resp_reset(qp);
 	spin_unlock_bh(&qp->resp.lock);
@@ -334,7 +334,7 @@ static void sroce_qp_to_rtr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	spin_lock_bh(&qp->resp.lock);
 	if (mask & IB_QP_RQ_PSN)
 		qp->resp.epsn = attr->rq_psn & SROCE_24BIT_MASK;
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
+	if (sroce_qp_connected(qp))
 		qp->sport = rdma_get_udp_sport(qp->av.flow_label,
 					       qp->ibqp.qp_num, qp->dest_qpn);
 	spin_unlock_bh(&qp->resp.lock);
@@ -584,12 +584,14 @@ void sroce_qp_flush_rq(struct sroce_qp *qp)
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 		last_wqe = qp->srq && !qp->resp.last_wqe;
 		qp->resp.last_wqe = true;
-		if (qp->resp.have_wqe) {
+		if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+			sroce_xrc_fail_wqe(qp, &wc);
+		} else if (qp->resp.have_wqe) {
 			qp->resp.have_wqe = false;
 			wc.wr_id = qp->resp.wqe.wr_id;
 			sroce_cq_post(qp->rcq, &wc, false);
 		}
-		if (!qp->srq)
+		if (sroce_qp_has_rq(qp))
 			left = sroce_rq_count(&qp->rq);
 	}
 	spin_unlock_bh(&qp->resp.lock);

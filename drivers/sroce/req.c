@@ -53,17 +53,26 @@ static u32 sroce_req_npkts(struct sroce_qp *qp, const struct sroce_swqe *w)
 	return max_t(u32, 1, DIV_ROUND_UP(w->length, qp->pmtu));
 }
 
-static u8 sroce_req_transport(struct sroce_qp *qp)
+/*
+ * A request packet: sroce_tx_alloc() and, for an XRC initiator, the
+ * XRCETH naming the remote SRQ of @w.
+ */
+static struct sk_buff *sroce_req_alloc(struct sroce_qp *qp,
+				       const struct sroce_swqe *w, u8 opcode,
+				       u32 paylen, u32 dqpn, bool ackreq,
+				       bool se, void **hdrs, void **payload)
 {
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_UC:
-		return SROCE_TRANSPORT_UC;
-	case IB_QPT_UD:
-	case IB_QPT_GSI:
-		return SROCE_TRANSPORT_UD;
-	default:
-		return SROCE_TRANSPORT_RC;
+	const struct sroce_opcode_info *info = sroce_opcode(opcode);
+	struct sroce_xrceth *xrceth;
+	struct sk_buff *skb;
+
+	skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, paylen, dqpn,
+			     qp->req.psn, ackreq, se, hdrs, payload);
+	if (skb && (info->flags & SROCE_OPF_XRCETH)) {
+		xrceth = *hdrs + info->off_xrceth;
+		xrceth->srqn = cpu_to_be32(w->xrc_srqn & SROCE_24BIT_MASK);
 	}
+	return skb;
 }
 
 static u8 sroce_req_send_opcode(const struct sroce_swqe *w, bool first,
@@ -102,7 +111,7 @@ static u8 sroce_req_opcode(struct sroce_qp *qp, const struct sroce_swqe *w,
 		else
 			op = SROCE_OP_WRITE_MIDDLE;
 	}
-	return sroce_req_transport(qp) | op;
+	return sroce_qp_transport(qp) | op;
 }
 
 /* @n packets were sent from req.psn on. */
@@ -116,7 +125,7 @@ static void sroce_req_advance(struct sroce_qp *qp, u32 n)
 static void sroce_req_arm_timer(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->sq.lock);
-	if (!qp->timeout || qp->ibqp.qp_type != IB_QPT_RC ||
+	if (!qp->timeout || !sroce_qp_reliable(qp) ||
 	    timer_pending(&qp->retrans_timer))
 		return;
 	mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
@@ -138,7 +147,8 @@ static int sroce_req_copy_payload(struct sroce_qp *qp, u32 idx,
 		memcpy(payload, sroce_sq_inline(qp, idx) + offset, len);
 		return 0;
 	}
-	return sroce_sge_copy(qp, sroce_sq_sges(qp, idx), w->num_sge, offset,
+	return sroce_sge_copy(qp, qp->ibqp.pd, sroce_sq_sges(qp, idx),
+			      w->num_sge, offset,
 			      payload, len, SROCE_FROM_MR);
 }
 
@@ -178,7 +188,7 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 						struct sroce_swqe *w,
 						struct sroce_req_out *out)
 {
-	bool ud = sroce_req_transport(qp) == SROCE_TRANSPORT_UD;
+	bool ud = sroce_qp_transport(qp) == SROCE_TRANSPORT_UD;
 	u32 offset = qp->req.offset, dqpn, paylen, mtu = qp->pmtu;
 	bool first = !offset, last, ackreq;
 	void *hdrs, *payload;
@@ -200,13 +210,12 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 	paylen = min(w->length - offset, mtu);
 	last = offset + paylen == w->length;
 	opcode = sroce_req_opcode(qp, w, first, last);
-	ackreq = qp->ibqp.qp_type == IB_QPT_RC &&
+	ackreq = sroce_qp_reliable(qp) &&
 		 (last || qp->req.since_ackreq + 1 >= SROCE_ACKREQ_EVERY);
 	dqpn = ud ? w->ud.remote_qpn : qp->dest_qpn;
-	out->skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, paylen, dqpn,
-				  qp->req.psn, ackreq,
-				  last && (w->flags & SROCE_SEND_SOLICITED),
-				  &hdrs, &payload);
+	out->skb = sroce_req_alloc(qp, w, opcode, paylen, dqpn, ackreq,
+				   last && (w->flags & SROCE_SEND_SOLICITED),
+				   &hdrs, &payload);
 	if (!out->skb)
 		return SROCE_REQ_STALLED;
 	if (sroce_req_copy_payload(qp, qp->req.idx, w, offset, payload,
@@ -227,8 +236,8 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 	sroce_req_advance(qp, 1);
 	qp->req.offset = offset + paylen;
 	if (last) {
-		w->state = qp->ibqp.qp_type == IB_QPT_RC ? SROCE_WQE_SENT :
-							   SROCE_WQE_DONE;
+		w->state = sroce_qp_reliable(qp) ? SROCE_WQE_SENT :
+						   SROCE_WQE_DONE;
 		qp->req.idx++;
 		qp->req.offset = 0;
 	}
@@ -240,15 +249,14 @@ static enum sroce_req_step sroce_req_read(struct sroce_qp *qp,
 					  struct sroce_swqe *w,
 					  struct sroce_req_out *out)
 {
-	u8 opcode = SROCE_TRANSPORT_RC | SROCE_OP_READ_REQ;
+	u8 opcode = sroce_qp_transport(qp) | SROCE_OP_READ_REQ;
 	u32 offset = qp->req.offset, left = w->length - offset;
 	struct sroce_reth *reth;
 	void *hdrs, *payload;
 	u32 npkts;
 
-	out->skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, 0,
-				  qp->dest_qpn, qp->req.psn, true, false,
-				  &hdrs, &payload);
+	out->skb = sroce_req_alloc(qp, w, opcode, 0, qp->dest_qpn, true, false,
+				   &hdrs, &payload);
 	if (!out->skb)
 		return SROCE_REQ_STALLED;
 	reth = hdrs + sroce_opcode(opcode)->off_reth;
@@ -296,15 +304,14 @@ static enum sroce_req_step sroce_req_atomic(struct sroce_qp *qp,
 					    struct sroce_swqe *w,
 					    struct sroce_req_out *out)
 {
-	u8 opcode = SROCE_TRANSPORT_RC |
+	u8 opcode = sroce_qp_transport(qp) |
 		    (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ? SROCE_OP_CMP_SWAP :
 							    SROCE_OP_FETCH_ADD);
 	struct sroce_atmeth *atm;
 	void *hdrs, *payload;
 
-	out->skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, 0,
-				  qp->dest_qpn, qp->req.psn, true, false,
-				  &hdrs, &payload);
+	out->skb = sroce_req_alloc(qp, w, opcode, 0, qp->dest_qpn, true, false,
+				   &hdrs, &payload);
 	if (!out->skb)
 		return SROCE_REQ_STALLED;
 	atm = hdrs + sroce_opcode(opcode)->off_atmeth;
@@ -327,13 +334,12 @@ static enum sroce_req_step sroce_req_atomic_write(struct sroce_qp *qp,
 						  struct sroce_swqe *w,
 						  struct sroce_req_out *out)
 {
-	u8 opcode = SROCE_TRANSPORT_RC | SROCE_OP_ATOMIC_WRITE;
+	u8 opcode = sroce_qp_transport(qp) | SROCE_OP_ATOMIC_WRITE;
 	struct sroce_reth *reth;
 	void *hdrs, *payload;
 
-	out->skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode,
-				  sizeof(w->atomic_write.data), qp->dest_qpn,
-				  qp->req.psn, true, false, &hdrs, &payload);
+	out->skb = sroce_req_alloc(qp, w, opcode, sizeof(w->atomic_write.data),
+				   qp->dest_qpn, true, false, &hdrs, &payload);
 	if (!out->skb)
 		return SROCE_REQ_STALLED;
 	reth = hdrs + sroce_opcode(opcode)->off_reth;
@@ -358,7 +364,7 @@ static enum sroce_req_step sroce_req_local(struct sroce_qp *qp,
 		err = sroce_mr_reg(qp, w->reg.mr, w->reg.key, w->reg.access);
 		break;
 	case IB_WR_LOCAL_INV:
-		err = sroce_mr_invalidate(qp, w->inv_rkey);
+		err = sroce_mr_invalidate(qp, qp->ibqp.pd, w->inv_rkey);
 		break;
 	default:
 		err = sroce_mw_bind(qp, w);
@@ -447,7 +453,7 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 static void sroce_req_skip_acked(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->sq.lock);
-	if (qp->ibqp.qp_type == IB_QPT_RC &&
+	if (sroce_qp_reliable(qp) &&
 	    sroce_psn_diff(qp->comp.psn, qp->req.psn) > 0)
 		sroce_req_goto(qp, qp->comp.psn);
 }
@@ -459,7 +465,7 @@ static bool sroce_req_may_send(struct sroce_qp *qp, struct sroce_swqe *w)
 
 	if (fresh && READ_ONCE(qp->state) == IB_QPS_SQD)
 		return false;
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (!sroce_qp_reliable(qp))
 		return true;
 	if (qp->comp.rnr_wait)
 		return false;
@@ -481,7 +487,7 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 	if (qp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD))
 		return SROCE_REQ_IDLE;
 	/* A batch of new WQEs per step: never a whole ring under the lock. */
-	if (qp->is_user &&
+	if (qp->sq.ring.buf &&
 	    sroce_sq_fetch(qp, sroce_ring_load_prod(&qp->sq.ring)) < 0) {
 		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 		return SROCE_REQ_FAILED;

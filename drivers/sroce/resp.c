@@ -18,6 +18,10 @@
  * resources, never executed twice), opcode sequence, then the operation.
  * A request that cannot be executed is NAKed and fails the QP (an RNR NAK
  * only makes the requester wait).
+ *
+ * An XRC target QP is an RC responder whose requests each name, in their
+ * XRCETH, the XRC SRQ they receive into: its queue, its CQ and its PD
+ * stand in for the QP's own while the request is handled (xrc.c).
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
@@ -51,13 +55,29 @@ static u8 sroce_resp_op(const struct sroce_pkt *pkt)
 	return pkt->opcode & SROCE_OP_MASK;
 }
 
+static bool sroce_resp_is_xrc(const struct sroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/* The SRQ receive work requests come from: the QP's, or the XRC SRQ held. */
+static struct sroce_srq *sroce_resp_srq(struct sroce_qp *qp)
+{
+	return sroce_resp_is_xrc(qp) ? qp->resp.xsrq : qp->srq;
+}
+
+/* Complete the receive WQE in progress: on the QP's CQ, or its SRQ's. */
 static void sroce_resp_post(struct sroce_qp *qp, struct ib_wc *wc,
 			    bool solicited)
 {
+	struct sroce_cq *cq = qp->rcq;
+
+	if (sroce_resp_is_xrc(qp))
+		cq = to_scq(qp->resp.xsrq->ibsrq.ext.cq);
 	wc->qp = &qp->ibqp;
 	wc->wr_id = qp->resp.wqe.wr_id;
 	qp->resp.have_wqe = false;
-	sroce_cq_post(qp->rcq, wc, solicited);
+	sroce_cq_post(cq, wc, solicited);
 }
 
 /* The receive WQE in progress, if any, completes with @status. */
@@ -65,7 +85,9 @@ static void sroce_resp_fail_recv(struct sroce_qp *qp, u32 status)
 {
 	struct ib_wc wc = { .status = status, .opcode = IB_WC_RECV };
 
-	if (qp->resp.have_wqe)
+	if (sroce_resp_is_xrc(qp))
+		sroce_xrc_fail_wqe(qp, &wc);
+	else if (qp->resp.have_wqe)
 		sroce_resp_post(qp, &wc, false);
 }
 
@@ -77,18 +99,20 @@ static void sroce_resp_fail_recv(struct sroce_qp *qp, u32 status)
  */
 static enum sroce_rq_taken sroce_resp_get_wqe(struct sroce_qp *qp)
 {
-	struct sroce_rq *rq = qp->srq ? &qp->srq->rq : &qp->rq;
+	struct sroce_srq *srq = sroce_resp_srq(qp);
 	enum sroce_rq_taken taken;
 
 	if (qp->resp.have_wqe)
 		return SROCE_RQ_TAKEN;
-	taken = sroce_rq_take(qp, rq, &qp->resp.wqe);
+	taken = sroce_rq_take(srq ? &srq->rq : &qp->rq, srq, &qp->resp.wqe);
 	if ((taken == SROCE_RQ_BAD_WQE || taken == SROCE_RQ_BAD_PROD) &&
-	    qp->ibqp.qp_type != IB_QPT_RC)
+	    !sroce_qp_reliable(qp))
 		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 	if (taken == SROCE_RQ_TAKEN || taken == SROCE_RQ_BAD_WQE) {
 		qp->resp.have_wqe = true;
 		qp->resp.offset = 0;
+		if (sroce_resp_is_xrc(qp))
+			sroce_xrc_wqe_taken(qp);
 	}
 	return taken;
 }
@@ -169,7 +193,8 @@ static void sroce_resp_complete(struct sroce_qp *qp, struct sroce_pkt *pkt,
 /* A SEND with Invalidate revokes its key once the message is in. */
 static bool sroce_resp_invalidate(struct sroce_qp *qp, struct sroce_pkt *pkt)
 {
-	return !sroce_mr_invalidate(qp, be32_to_cpu(sroce_pkt_ieth(pkt)->rkey));
+	return !sroce_mr_invalidate(qp, qp->resp.pd,
+				    be32_to_cpu(sroce_pkt_ieth(pkt)->rkey));
 }
 
 static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
@@ -185,8 +210,9 @@ static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 		sroce_resp_fail_recv(qp, IB_WC_LOC_LEN_ERR);
 		return SROCE_RESP_NAK_INVALID;
 	}
-	if (sroce_sge_copy(qp, resp->wqe.sge, resp->wqe.num_sge, resp->offset,
-			   pkt->payload, pkt->paylen, SROCE_TO_MR)) {
+	if (sroce_sge_copy(qp, resp->pd, resp->wqe.sge, resp->wqe.num_sge,
+			   resp->offset, pkt->payload, pkt->paylen,
+			   SROCE_TO_MR)) {
 		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
 		return SROCE_RESP_NAK_OP;
 	}
@@ -329,6 +355,10 @@ static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
 	res->type = SROCE_RES_READ;
 	res->first_psn = pkt->psn;
 	res->rkey = rkey;
+	if (sroce_resp_is_xrc(qp)) {
+		res->xrc_srqn = qp->resp.xsrq->ibsrq.ext.xrc.srq_num;
+		res->xrc_serial = qp->resp.xsrq->serial;
+	}
 	res->req_va = va;
 	res->req_len = len;
 	sroce_resp_read_start(qp, res, pkt->psn, va, len);
@@ -461,7 +491,8 @@ static bool sroce_resp_replay_matches(struct sroce_qp *qp,
 
 /*
  * A duplicate READ within @res's PSNs: answer it again, from its PSN, if
- * it matches the request and passes the checks a new READ gets now.  One
+ * it matches the request (an XRC target's: names the same SRQ) and passes
+ * the checks a new READ gets now (an XRC target's SRQ still there).  One
  * that does not match is dropped unanswered (rejected_read_replays), as a
  * duplicate no resource holds is: the requester has moved on past its
  * PSN, so a NAK there would refer to nothing it waits for.  One the
@@ -476,15 +507,20 @@ static void sroce_resp_replay_read(struct sroce_qp *qp,
 				   struct sroce_pkt *pkt)
 {
 	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
+	enum sroce_resp_verdict v = SROCE_RESP_NAK_ACCESS;
 	u32 len = be32_to_cpu(reth->length);
 	u64 va = be64_to_cpu(reth->va);
 
 	if (!sroce_resp_replay_matches(qp, res, pkt->psn,
-				       be32_to_cpu(reth->rkey), va, len)) {
+				       be32_to_cpu(reth->rkey), va, len) ||
+	    (sroce_resp_is_xrc(qp) && sroce_pkt_xrc_srqn(pkt) != res->xrc_srqn)) {
 		sroce_drop_pkt(pkt, SROCE_CNT_REJECTED_READ_REPLAYS);
 		return;
 	}
-	if (sroce_resp_read_check(qp, res->rkey, va, len) != SROCE_RESP_DONE) {
+	if (sroce_xrc_res_hold(qp, res))
+		v = sroce_resp_read_check(qp, res->rkey, va, len);
+	sroce_xrc_resp_release(qp);
+	if (v != SROCE_RESP_DONE) {
 		sroce_drop_pkt(pkt, SROCE_CNT_STALE_READ_REPLAYS);
 		return;
 	}
@@ -550,9 +586,9 @@ static void sroce_resp_nak(struct sroce_qp *qp, enum sroce_resp_verdict v,
 							IB_EVENT_QP_REQ_ERR);
 }
 
-static enum sroce_resp_verdict sroce_resp_execute(struct sroce_qp *qp,
-						  struct sroce_pkt *pkt,
-						  struct sk_buff_head *out)
+static enum sroce_resp_verdict sroce_resp_execute_op(struct sroce_qp *qp,
+						     struct sroce_pkt *pkt,
+						     struct sk_buff_head *out)
 {
 	u32 flags = pkt->info->flags;
 
@@ -570,6 +606,30 @@ static enum sroce_resp_verdict sroce_resp_execute(struct sroce_qp *qp,
 	if (flags & SROCE_OPF_ATOMIC_WRITE)
 		return sroce_resp_atomic_write(qp, pkt);
 	return sroce_resp_atomic(qp, pkt, out);
+}
+
+/*
+ * Execute a new request.  An XRC target's request must name an SRQ of its
+ * XRC domain, the one the message's receive WQE came from if it has one;
+ * the SRQ is held while the request executes.
+ */
+static enum sroce_resp_verdict sroce_resp_execute(struct sroce_qp *qp,
+						  struct sroce_pkt *pkt,
+						  struct sk_buff_head *out)
+{
+	enum sroce_resp_verdict v;
+
+	if (!sroce_resp_is_xrc(qp))
+		return sroce_resp_execute_op(qp, pkt, out);
+	if (!sroce_xrc_resp_hold(qp, sroce_pkt_xrc_srqn(pkt), 0))
+		return SROCE_RESP_NAK_INVALID;
+	if (qp->resp.have_wqe &&
+	    qp->resp.wqe_srq_serial != qp->resp.xsrq->serial)
+		v = SROCE_RESP_NAK_INVALID;
+	else
+		v = sroce_resp_execute_op(qp, pkt, out);
+	sroce_xrc_resp_release(qp);
+	return v;
 }
 
 /* After an executed request: the expected PSN, MSN and the ACK. */
@@ -744,11 +804,12 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		return;
 	}
 	sroce_resp_grh(pkt->skb, grh);
-	if (sroce_sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh,
-			   SROCE_GRH_BYTES, SROCE_TO_MR) ||
-	    sroce_sge_copy(qp, qp->resp.wqe.sge, qp->resp.wqe.num_sge,
-			   SROCE_GRH_BYTES, pkt->payload, pkt->paylen,
-			   SROCE_TO_MR)) {
+	if (sroce_sge_copy(qp, qp->resp.pd, qp->resp.wqe.sge,
+			   qp->resp.wqe.num_sge, 0, grh, SROCE_GRH_BYTES,
+			   SROCE_TO_MR) ||
+	    sroce_sge_copy(qp, qp->resp.pd, qp->resp.wqe.sge,
+			   qp->resp.wqe.num_sge, SROCE_GRH_BYTES, pkt->payload,
+			   pkt->paylen, SROCE_TO_MR)) {
 		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -789,6 +850,7 @@ void sroce_resp_rcv(struct sroce_pkt *pkt)
 	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_XRC_TGT:
 		sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
 		sroce_resp_rc(qp, pkt, &out);
 		break;

@@ -107,6 +107,12 @@ static bool sroce_rx_transport_ok(struct sroce_qp *qp, u8 opcode)
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 		return transport == SROCE_TRANSPORT_RC;
+	case IB_QPT_XRC_INI:	/* only sends requests */
+		return transport == SROCE_TRANSPORT_XRC &&
+		       (sroce_opcode(opcode)->flags & SROCE_OPF_RESP);
+	case IB_QPT_XRC_TGT:	/* only answers them */
+		return transport == SROCE_TRANSPORT_XRC &&
+		       (sroce_opcode(opcode)->flags & SROCE_OPF_REQ);
 	case IB_QPT_UC:
 		return transport == SROCE_TRANSPORT_UC;
 	case IB_QPT_UD:
@@ -131,7 +137,7 @@ static bool sroce_rx_state_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 /* Connected QPs take packets from their peer's address only. */
 static bool sroce_rx_peer_ok(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+	if (!sroce_qp_connected(qp))
 		return true;
 	if (skb->protocol == htons(ETH_P_IP))
 		return qp->av.daddr.s6_addr32[3] == ip_hdr(skb)->saddr &&
@@ -174,7 +180,8 @@ static bool sroce_rx_cnp_ok(struct sroce_qp *qp, struct sk_buff *skb)
 	u8 state = READ_ONCE(qp->state);
 
 	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC &&
-	    qp->ibqp.qp_type != IB_QPT_UD)
+	    qp->ibqp.qp_type != IB_QPT_UD &&
+	    qp->ibqp.qp_type != IB_QPT_XRC_INI)
 		return false;
 	if (state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return false;

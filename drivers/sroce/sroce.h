@@ -160,6 +160,9 @@ struct sroce_mcast {
  * @num_cq: completion queues allocated, bounded by @attr.max_cq
  * @num_srq: shared receive queues allocated, bounded by @attr.max_srq
  * @num_dm: device memory allocations, bounded by SROCE_DM_MAX
+ * @xsrq_pool: XRC SRQ number -> struct sroce_srq (xrc.c), bounded by
+ *	@attr.max_srq
+ * @srq_serial: the last SRQ serial handed out (struct sroce_srq, @serial)
  * @qp_pool: QP number -> struct sroce_qp
  * @qp_serial: the last QP serial handed out (struct sroce_qp, @serial)
  * @mr_pool: memory key index -> struct sroce_mr
@@ -190,6 +193,8 @@ struct sroce_dev {
 	atomic_t num_cq;
 	atomic_t num_srq;
 	atomic_t num_dm;
+	struct sroce_pool xsrq_pool;
+	atomic64_t srq_serial;
 	struct sroce_pool qp_pool;
 	atomic64_t qp_serial;
 	struct sroce_pool mr_pool;
@@ -340,12 +345,32 @@ struct sroce_rq {
  * @limit: srq_limit; IB_EVENT_SRQ_LIMIT_REACHED when the queue falls below
  *	it, then disarmed (0)
  * @event_work: raises the limit event from process context
+ * @serial: this SRQ among all the device has had, from 1; never reused
+ *	while the device lives, unlike an XRC SRQ's number
+ * @ref: XRC SRQs: references; one from creation, one per lookup by number
+ *	(xrc.c)
+ * @released: XRC SRQs: completed when @ref reaches zero
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
 	struct sroce_rq rq;
 	u32 limit;
 	struct work_struct event_work;
+	u64 serial;
+	refcount_t ref;
+	struct completion released;
+};
+
+/**
+ * struct sroce_xrcd - an XRC domain: XRC SRQs and XRC target QPs in it
+ *	serve each other
+ * @ibxrcd: the core's XRCD; the core allocates this struct around it
+ * @is_user: a process's (opened through uverbs); its target QPs receive
+ *	into that process's SRQs only
+ */
+struct sroce_xrcd {
+	struct ib_xrcd ibxrcd;
+	bool is_user;
 };
 
 enum sroce_mr_type {
@@ -475,6 +500,7 @@ enum sroce_copy_dir {
  * @atomic: atomics: remote address, operands, key
  * @atomic_write: SROCE_WR_ATOMIC_WRITE: remote address, the 8 bytes, key
  * @ud: UD sends: destination, QP number, Q_Key
+ * @xrc_srqn: XRC initiator QPs: the remote XRC SRQ the request is for
  * @bind: BIND_MW: the window, its new key, the range, region and rights
  * @reg: REG_MR (kernel QPs): the region, its new key and rights
  * @inv_rkey: LOCAL_INV, SEND_WITH_INV: the key to invalidate
@@ -526,6 +552,7 @@ struct sroce_swqe {
 		} reg;
 	};
 	u32 inv_rkey;
+	u32 xrc_srqn;
 	u8 state;
 	u32 first_psn;
 	u32 last_psn;
@@ -703,6 +730,10 @@ enum sroce_res_type {
  * @end_psn: READ: PSN of the answer's last packet: @last_psn, or one
  *	before it for a duplicate asking for only part of the rest
  * @orig: atomic: the value before the operation
+ * @xrc_srqn: XRC target QPs, READ: the SRQ the request named, whose PD
+ *	the memory read is checked against
+ * @xrc_serial: ... and its serial, so that another SRQ given the same
+ *	number is not taken for it
  * @queued: a response remains to be sent by the responder's work
  * @replay: what is queued answers a duplicate of the request, not its
  *	first transmission
@@ -721,6 +752,8 @@ struct sroce_resp_res {
 	u32 cur_psn;
 	u32 end_psn;
 	u64 orig;
+	u32 xrc_srqn;
+	u64 xrc_serial;
 };
 
 /**
@@ -765,6 +798,13 @@ struct sroce_resp_ack {
  * @pending: the newest ACK/NAK held back while @queued is non-zero, so
  *	that responses leave in PSN order
  * @work: sends queued responses from process context
+ * @pd: the PD memory keys of requests and of receive work requests must
+ *	belong to: the QP's; for an XRC target QP, which has none, the PD of
+ *	@xsrq while it is held, else NULL (which no key belongs to)
+ * @xsrq: XRC target QPs: the XRC SRQ the request in hand names, referenced
+ *	while it is handled (xrc.c); NULL between requests
+ * @wqe_srqn: XRC target QPs: the number of the SRQ @wqe came from
+ * @wqe_srq_serial: ... and its serial
  */
 struct sroce_resp {
 	spinlock_t lock; /* the responder and the receive consumer */
@@ -789,6 +829,10 @@ struct sroce_resp {
 	bool paced;
 	struct sroce_resp_ack pending;
 	struct work_struct work;
+	struct ib_pd *pd;
+	struct sroce_srq *xsrq;
+	u32 wqe_srqn;
+	u64 wqe_srq_serial;
 };
 
 /**
@@ -815,7 +859,10 @@ struct sroce_resp {
  * @mw2_bound: type 2 windows bound through the QP and not yet unbound
  *	through it; a window deallocated while bound is not subtracted, so
  *	this is an upper bound (mw.c); atomic
- * @is_user: the queues are shared with a process
+ * @is_user: the queues are shared with a process.  An XRC target QP has
+ *	no queues; it is a user QP when its XRC domain is a process's, and
+ *	then the SRQs it receives into are that process's too
+ * @xrcd: XRC target QPs: the XRC domain whose SRQs it receives into
  * @scq: the send CQ
  * @rcq: the receive CQ
  * @srq: the SRQ the QP receives from, or NULL
@@ -866,6 +913,7 @@ struct sroce_qp {
 	struct sroce_cq *scq;
 	struct sroce_cq *rcq;
 	struct sroce_srq *srq;
+	struct ib_xrcd *xrcd;
 	struct sroce_sq sq;
 	struct sroce_rq rq;
 	struct sroce_req req;
@@ -960,6 +1008,18 @@ sroce_pkt_deth(const struct sroce_pkt *pkt)
 	return sroce_pkt_hdr(pkt, pkt->info->off_deth);
 }
 
+static inline const struct sroce_xrceth *
+sroce_pkt_xrceth(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_xrceth);
+}
+
+/* The XRC SRQ an XRC request is for. */
+static inline u32 sroce_pkt_xrc_srqn(const struct sroce_pkt *pkt)
+{
+	return be32_to_cpu(sroce_pkt_xrceth(pkt)->srqn) & SROCE_24BIT_MASK;
+}
+
 static inline const struct sroce_immdt *
 sroce_pkt_immdt(const struct sroce_pkt *pkt)
 {
@@ -995,6 +1055,11 @@ static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
 static inline struct sroce_srq *to_ssrq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct sroce_srq, ibsrq);
+}
+
+static inline struct sroce_xrcd *to_sxrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct sroce_xrcd, ibxrcd);
 }
 
 static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
@@ -1035,6 +1100,47 @@ static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
 static inline struct sroce_dev *sroce_qp_dev(struct sroce_qp *qp)
 {
 	return to_sdev(qp->ibqp.device);
+}
+
+/* The BTH transport of what a QP sends. */
+static inline u8 sroce_qp_transport(const struct sroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_UC:
+		return SROCE_TRANSPORT_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return SROCE_TRANSPORT_UD;
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return SROCE_TRANSPORT_XRC;
+	default:
+		return SROCE_TRANSPORT_RC;
+	}
+}
+
+/* RC and both XRC halves: acknowledged, retried, in order. */
+static inline bool sroce_qp_reliable(const struct sroce_qp *qp)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
+	return type == IB_QPT_RC || type == IB_QPT_XRC_INI ||
+	       type == IB_QPT_XRC_TGT;
+}
+
+/* Connected to one peer QP: RC, UC and both XRC halves. */
+static inline bool sroce_qp_connected(const struct sroce_qp *qp)
+{
+	return sroce_qp_reliable(qp) || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+/*
+ * A receive queue of its own: not a QP on an SRQ, nor an XRC QP (the
+ * initiator receives nothing, the target into the SRQs its requests name).
+ */
+static inline bool sroce_qp_has_rq(const struct sroce_qp *qp)
+{
+	return qp->rq.ring.buf;
 }
 
 /*
@@ -1149,7 +1255,7 @@ int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
 int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
 		 u32 access);
-int sroce_mr_invalidate(struct sroce_qp *qp, u32 rkey);
+int sroce_mr_invalidate(struct sroce_qp *qp, struct ib_pd *pd, u32 rkey);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u64 len, u32 access);
 int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
@@ -1168,9 +1274,9 @@ enum sroce_atomic_op {
 
 int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
 		    u64 compare_add, u64 swap, u64 *orig);
-int sroce_sge_copy(struct sroce_qp *qp, const struct sroce_sge *sge,
-		   u32 num_sge, u32 offset, void *buf, u32 len,
-		   enum sroce_copy_dir dir);
+int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
+		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		   void *buf, u32 len, enum sroce_copy_dir dir);
 
 /* mw.c */
 int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
@@ -1249,7 +1355,7 @@ enum sroce_rq_taken {
 	SROCE_RQ_BAD_PROD,	/* an impossible producer index: none taken */
 };
 
-enum sroce_rq_taken sroce_rq_take(struct sroce_qp *qp, struct sroce_rq *rq,
+enum sroce_rq_taken sroce_rq_take(struct sroce_rq *rq, struct sroce_srq *srq,
 				  struct sroce_rwqe *wqe);
 bool sroce_rq_skip(struct sroce_rq *rq, u64 *wr_id);
 u32 sroce_rq_count(struct sroce_rq *rq);
@@ -1278,6 +1384,17 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 void sroce_srq_check_limit(struct sroce_srq *srq);
+
+/* xrc.c */
+int sroce_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int sroce_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int sroce_xrc_srq_publish(struct sroce_srq *srq);
+void sroce_xrc_srq_unpublish(struct sroce_srq *srq);
+bool sroce_xrc_resp_hold(struct sroce_qp *qp, u32 srqn, u64 serial);
+bool sroce_xrc_res_hold(struct sroce_qp *qp, const struct sroce_resp_res *res);
+void sroce_xrc_resp_release(struct sroce_qp *qp);
+void sroce_xrc_wqe_taken(struct sroce_qp *qp);
+void sroce_xrc_fail_wqe(struct sroce_qp *qp, struct ib_wc *wc);
 
 /* trace.c */
 void sroce_drop_pkt(const struct sroce_pkt *pkt, enum sroce_counter why);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * srq.c - shared receive queues: a receive ring (struct sroce_rq) that any
- * number of QPs consume, serialised by its lock, and the limit event.
+ * number of QPs consume, serialised by its lock, and the limit event.  XRC
+ * SRQs are also found by number (xrc.c) and complete on a CQ of their own.
  */
 #include "sroce.h"
 
@@ -31,9 +32,13 @@ static void sroce_srq_event_fn(struct work_struct *work)
  * @init: size and limit; attr is updated with what the SRQ really got
  * @udata: user SRQs: struct sroce_create_srq_resp out; NULL for kernel SRQs
  *
+ * Basic and XRC SRQs; an XRC SRQ needs its XRC domain and CQ, and gets a
+ * number (ibsrq->ext.xrc.srq_num) for initiators to name it by.
+ *
  * Context: Process context. May sleep.
- * Return: 0, -EOPNOTSUPP for XRC SRQs, -EINVAL for bad sizes, -ENOMEM past
- * max_srq or without memory, or -EFAULT.
+ * Return: 0, -EOPNOTSUPP for other types, -EINVAL for bad sizes or an XRC
+ * SRQ without domain or CQ, -ENOMEM past max_srq or without memory, or
+ * -EFAULT.
  */
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
@@ -45,8 +50,11 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	int err;
 
 	might_sleep();
-	if (init->srq_type != IB_SRQT_BASIC)
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
 		return -EOPNOTSUPP;
+	if (init->srq_type == IB_SRQT_XRC &&
+	    (!init->ext.xrc.xrcd || !init->ext.cq))
+		return -EINVAL;
 	if (!attr->max_wr || attr->max_wr > sdev->attr.max_srq_wr ||
 	    attr->max_sge > sdev->attr.max_srq_sge ||
 	    attr->srq_limit > attr->max_wr)
@@ -63,6 +71,7 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	srq->rq.max_sge = max(attr->max_sge, 1U);
 	srq->rq.is_user = !!udata;
 	srq->limit = attr->srq_limit;
+	srq->serial = atomic64_inc_return(&sdev->srq_serial);
 	err = sroce_ring_alloc(&srq->rq.ring, sroce_udata_uctx(udata),
 			       roundup_pow_of_two(attr->max_wr),
 			       sroce_srq_slot_size(srq->rq.max_sge),
@@ -71,14 +80,22 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_dec_count;
 	attr->max_wr = srq->rq.ring.num_slots;
 	attr->max_sge = srq->rq.max_sge;
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = sroce_xrc_srq_publish(srq);
+		if (err)
+			goto err_free_ring;
+	}
 	if (udata) {
 		err = sroce_udata_out(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_free_ring;
+			goto err_unpublish;
 	}
 	sroce_obj_created(SROCE_OBJ_SRQ);
 	return 0;
 
+err_unpublish:
+	if (init->srq_type == IB_SRQT_XRC)
+		sroce_xrc_srq_unpublish(srq);
 err_free_ring:
 	sroce_ring_free(&srq->rq.ring);
 err_dec_count:
@@ -139,7 +156,8 @@ int sroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 
 /**
  * sroce_destroy_srq() - ib_device_ops.destroy_srq
- * @ibsrq: the SRQ; no QP uses it any more (the core checks)
+ * @ibsrq: the SRQ; no QP uses it any more (the core checks).  An XRC SRQ
+ *	is unpublished first, and waited for until no target QP holds it.
  * @udata: unused
  *
  * Context: Process context. May sleep.
@@ -149,6 +167,8 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct sroce_srq *srq = to_ssrq(ibsrq);
 
+	if (ibsrq->srq_type == IB_SRQT_XRC)
+		sroce_xrc_srq_unpublish(srq);
 	cancel_work_sync(&srq->event_work);
 	sroce_ring_free(&srq->rq.ring);
 	atomic_dec(&to_sdev(ibsrq->device)->num_srq);

@@ -127,7 +127,8 @@ int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct sroce_alloc_ucontext_resp resp = {
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
 		.features = SROCE_FEATURE_ATOMIC_WRITE |
-			    SROCE_FEATURE_CQ_TIMESTAMPS | SROCE_FEATURE_DM,
+			    SROCE_FEATURE_CQ_TIMESTAMPS | SROCE_FEATURE_DM |
+			    SROCE_FEATURE_XRC,
 	};
 	struct sroce_alloc_ucontext_req req = {};
 	int err;

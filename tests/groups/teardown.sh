@@ -72,7 +72,7 @@ objs() {
 }
 
 # The counters when nothing but the devices exists.
-TD_ZERO="dev=0 ucontext=0 pd=0 netns_sockets=0 cq=0 qp=0 srq=0 mr=0 ah=0 mw=0 mcast=0 dm=0 "
+TD_ZERO="dev=0 ucontext=0 pd=0 netns_sockets=0 cq=0 qp=0 srq=0 mr=0 ah=0 mw=0 mcast=0 dm=0 xrcd=0 "
 
 # wait_gone PID WHAT: the background process PID ends within 30 s (reaped);
 # otherwise the iteration fails with "WHAT after 30 s".

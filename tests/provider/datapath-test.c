@@ -237,7 +237,7 @@ static void test_send_sge(void)
 	expect(w->wr_id == 1 && w->opcode == IB_UVERBS_WR_RDMA_WRITE_WITH_IMM &&
 	       w->send_flags == (SROCE_SEND_SIGNALED | SROCE_SEND_FENCE) &&
 	       w->num_sge == 2 && w->inline_len == 0 &&
-	       w->imm_data == 0x11223344u && w->reserved == 0 &&
+	       w->imm_data == 0x11223344u && w->xrc_remote_srqn == 0 &&
 	       w->wr.rdma.remote_addr == 0xabcdef00u && w->wr.rdma.rkey == 0x55 &&
 	       w->wr.rdma.reserved == 0,
 	       "post_send: RDMA_WRITE_WITH_IMM header as the ABI defines it");

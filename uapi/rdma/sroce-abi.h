@@ -205,11 +205,15 @@
  * @SROCE_FEATURE_CQ_TIMESTAMPS: CREATE_CQ takes SROCE_CQ_TIMESTAMPS
  * @SROCE_FEATURE_DM: device memory: DM_ALLOC, its mapping at
  *	SROCE_DM_MMAP_PGOFF(), REG_DM_MR
+ * @SROCE_FEATURE_XRC: XRC domains, XRC SRQs, XRC initiator QPs (a send
+ *	ring, no receive ring; struct sroce_send_wqe's xrc_remote_srqn) and
+ *	XRC target QPs (created without driver data: no ring)
  */
 enum sroce_features {
 	SROCE_FEATURE_ATOMIC_WRITE = 1 << 0,
 	SROCE_FEATURE_CQ_TIMESTAMPS = 1 << 1,
 	SROCE_FEATURE_DM = 1 << 2,
+	SROCE_FEATURE_XRC = 1 << 3,
 };
 
 /*
@@ -374,7 +378,8 @@ enum sroce_send_flags {
  *	at most the QP's max_inline_data; else 0
  * @imm_data: immediate data of the _WITH_IMM opcodes, network byte order
  * @invalidate_rkey: the rkey to invalidate of SEND_WITH_INV and LOCAL_INV
- * @reserved: zero
+ * @xrc_remote_srqn: XRC initiator QPs: the number of the remote XRC SRQ
+ *	the work request is for (24 bits); zero for other QPs
  * @wr: opcode-specific fields
  * @wr.rdma: RDMA_WRITE(_WITH_IMM), RDMA_READ: the remote buffer
  * @wr.atomic: ATOMIC_CMP_AND_SWP, ATOMIC_FETCH_AND_ADD: the remote 8-byte
@@ -395,7 +400,8 @@ enum sroce_send_flags {
  *
  * Opcodes a QP takes: UD: SEND, SEND_WITH_IMM; UC: also RDMA_WRITE,
  * RDMA_WRITE_WITH_IMM, LOCAL_INV; RC: also RDMA_READ, ATOMIC_CMP_AND_SWP,
- * ATOMIC_FETCH_AND_ADD, BIND_MW, SEND_WITH_INV, SROCE_WR_ATOMIC_WRITE.
+ * ATOMIC_FETCH_AND_ADD, BIND_MW, SEND_WITH_INV, SROCE_WR_ATOMIC_WRITE;
+ * XRC initiator: those of RC but BIND_MW.
  * LOCAL_INV, BIND_MW and SROCE_WR_ATOMIC_WRITE take no SGEs and no inline
  * data (num_sge 0, not inline).
  *
@@ -412,7 +418,7 @@ struct sroce_send_wqe {
 		__be32 imm_data;
 		__u32 invalidate_rkey;
 	};
-	__u32 reserved;
+	__u32 xrc_remote_srqn;
 	union {
 		struct {
 			__aligned_u64 remote_addr;

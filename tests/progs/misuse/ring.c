@@ -191,11 +191,11 @@ static void bw_flags(struct world *w, struct sroce_send_wqe *sw, struct sroce_sg
 	sw->send_flags |= 1u << 20;
 }
 
-static void bw_reserved(struct world *w, struct sroce_send_wqe *sw, struct sroce_sge *sg,
+static void bw_xrc_srqn_on_rc(struct world *w, struct sroce_send_wqe *sw, struct sroce_sge *sg,
 			uint32_t *n, uint8_t *t)
 {
 	(void)w; (void)sg; (void)n; (void)t;
-	sw->reserved = 1;
+	sw->xrc_remote_srqn = 1;	/* on an RC QP */
 }
 
 static void bw_atomic_len(struct world *w, struct sroce_send_wqe *sw, struct sroce_sge *sg,
@@ -284,7 +284,7 @@ static const struct bad_wqe bad_wqes[] = {
 	{ "inline_len 2^32 - 16", WC_LOC_QP_OP_ERR, bw_inline_huge },
 	{ "inline data and SGEs", WC_LOC_QP_OP_ERR, bw_inline_and_sge },
 	{ "unknown send flag", WC_LOC_QP_OP_ERR, bw_flags },
-	{ "reserved field set", WC_LOC_QP_OP_ERR, bw_reserved },
+	{ "XRC SRQ number on an RC QP", WC_LOC_QP_OP_ERR, bw_xrc_srqn_on_rc },
 	{ "atomic of 4096 bytes", WC_LOC_QP_OP_ERR, bw_atomic_len },
 	{ "LOCAL_INV with data", WC_LOC_QP_OP_ERR, bw_local_inv_data },
 	{ "ATOMIC WRITE with an SGE", WC_LOC_QP_OP_ERR, bw_atomic_write_sge },
