@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * qp.c - queue pair lifetime: create (legacy and extended), modify, query,
- * destroy.  The send queue and receive queue rings are mapped at create
- * time (sq.c, rq.c) and unmapped after the kernel has destroyed the QP.
+ * qp.c - queue pair lifetime: create (legacy and extended), open (XRC),
+ * modify, query, destroy.  The send queue and receive queue rings are
+ * mapped at create time (sq.c, rq.c) and unmapped after the kernel has
+ * destroyed the QP.  An XRC send QP has a send ring only; an XRC receive
+ * QP, created or opened, has no ring: it receives into the XRC SRQs its
+ * peer's requests name.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,37 +17,55 @@
  * flag set.
  */
 #define SROCE_QP_COMP_MASK						\
-	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |	\
-	 IBV_QP_INIT_ATTR_CREATE_FLAGS)
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_XRCD |			\
+	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_CREATE_FLAGS)
 
-/* Return: 0, or EOPNOTSUPP for a QP type with no send/receive rings. */
-static int qp_check_type(enum ibv_qp_type qp_type)
+/*
+ * Return: 0, or EOPNOTSUPP for a QP type the provider does not serve (XRC
+ * from a module without it; an XRC receive QP, which needs an XRC domain,
+ * from the legacy create).
+ */
+static int qp_check_type(struct ibv_context *ibctx, enum ibv_qp_type qp_type,
+			 bool ex)
 {
+	bool xrc = to_sctx(ibctx)->features & SROCE_FEATURE_XRC;
+
 	if (qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC ||
 	    qp_type == IBV_QPT_UD)
+		return 0;
+	if (qp_type == IBV_QPT_XRC_SEND && xrc)
+		return 0;
+	if (qp_type == IBV_QPT_XRC_RECV && xrc && ex)
 		return 0;
 	return EOPNOTSUPP;
 }
 
+/* A QP with no receive ring: on an SRQ, or XRC. */
+static bool qp_no_rq(const struct ibv_qp *ibqp)
+{
+	return ibqp->srq || ibqp->qp_type == IBV_QPT_XRC_SEND ||
+	       ibqp->qp_type == IBV_QPT_XRC_RECV;
+}
+
 /*
- * Map the rings the kernel created for a new QP in @ibpd, sized by the
- * limits it granted in @cap.  A QP on an SRQ has no receive ring of its
- * own.  A QP of a thread domain takes no locks.
+ * Map the rings the kernel created for a new QP of @ibctx, sized by the
+ * limits it granted in @cap: none for what qp_no_rq() says, or for an XRC
+ * receive QP's send queue (the kernel grants it none).  A QP of a thread
+ * domain (@single) takes no locks.
  */
-static int qp_init_queues(struct sroce_qp *qp, struct ibv_pd *ibpd,
-			  const struct ibv_qp_cap *cap, bool has_srq,
+static int qp_init_queues(struct sroce_qp *qp, struct ibv_context *ibctx,
+			  bool single, const struct ibv_qp_cap *cap,
 			  const struct sroce_create_qp_resp *drv)
 {
 	static const struct sroce_ring_info no_ring;
-	bool single = sroce_pd_single_threaded(ibpd);
-	int cmd_fd = ibpd->context->cmd_fd;
+	int cmd_fd = ibctx->cmd_fd;
 	int ret;
 
 	ret = sroce_sq_init(&qp->sq, &drv->sq, cap, cmd_fd, single);
 	if (ret)
 		return ret;
 
-	if (has_srq)
+	if (qp_no_rq(&qp->vqp.qp))
 		ret = sroce_rq_init(&qp->rq, &no_ring, 0, 0, cmd_fd, single);
 	else
 		ret = sroce_rq_init(&qp->rq, &drv->rq, cap->max_recv_wr,
@@ -74,20 +95,23 @@ static struct sroce_qp *qp_alloc(int check)
 /*
  * The rest of a creation once the kernel's create command has run (@ret,
  * its result): map the rings the kernel described.  On failure the QP is
- * destroyed again if the kernel created it, and freed.
+ * destroyed again if the kernel created it, and freed.  @ibpd is NULL for
+ * an XRC receive QP, which has none.
  * Return: 0, or the error, with errno set to it.
  */
 static int qp_create_finish(struct sroce_qp *qp, int ret,
-			    struct ibv_pd *ibpd, const struct ibv_qp_cap *cap,
-			    bool has_srq,
+			    struct ibv_context *ibctx, struct ibv_pd *ibpd,
+			    const struct ibv_qp_cap *cap,
 			    const struct sroce_create_qp_resp *drv)
 {
 	if (ret)
 		goto err_free_qp;
-	ret = qp_init_queues(qp, ibpd, cap, has_srq, drv);
+	ret = qp_init_queues(qp, ibctx,
+			     ibpd && sroce_pd_single_threaded(ibpd), cap, drv);
 	if (ret)
 		goto err_destroy_qp;
-	sroce_pd_hold(ibpd);
+	if (ibpd)
+		sroce_pd_hold(ibpd);
 	return 0;
 
 err_destroy_qp:
@@ -106,8 +130,8 @@ err_free_qp:
  *
  * Context: takes no lock.
  * Return: the new QP, or NULL with errno set (EOPNOTSUPP for QP types other
- * than RC, UC and UD; EPROTO when the rings the kernel described cannot
- * hold what it granted, the QP then being destroyed again).
+ * than RC, UC, UD and XRC send; EPROTO when the rings the kernel described
+ * cannot hold what it granted, the QP then being destroyed again).
  */
 struct ibv_qp *sroce_qp_create(struct ibv_pd *ibpd,
 			       struct ibv_qp_init_attr *attr)
@@ -117,13 +141,13 @@ struct ibv_qp *sroce_qp_create(struct ibv_pd *ibpd,
 	struct sroce_qp *qp;
 	int ret;
 
-	qp = qp_alloc(qp_check_type(attr->qp_type));
+	qp = qp_alloc(qp_check_type(ibpd->context, attr->qp_type, false));
 	if (!qp)
 		return NULL;
 
 	ret = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
-	if (qp_create_finish(qp, ret, ibpd, &attr->cap, attr->srq != NULL,
+	if (qp_create_finish(qp, ret, ibpd->context, ibpd, &attr->cap,
 			     &resp.drv))
 		return NULL;
 	return &qp->vqp.qp;
@@ -135,10 +159,13 @@ static int qp_check_attr_ex(struct ibv_context *ibctx,
 {
 	if (attr->comp_mask & ~(uint32_t)SROCE_QP_COMP_MASK)
 		return EOPNOTSUPP;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
-		return EOPNOTSUPP;	/* only XRC QPs live without a PD */
-	if (qp_check_type(attr->qp_type))
+	if (qp_check_type(ibctx, attr->qp_type, true))
 		return EOPNOTSUPP;
+	/* An XRC receive QP lives in an XRC domain, every other in a PD. */
+	if (attr->qp_type == IBV_QPT_XRC_RECV ?
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) :
+	    !(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
+		return EINVAL;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	    attr->create_flags)
 		return EOPNOTSUPP;
@@ -152,8 +179,9 @@ static int qp_check_attr_ex(struct ibv_context *ibctx,
  * sroce_qp_create_ex() - create_qp_ex op, the way to the ibv_wr_* API
  * @ibctx: context
  * @attr: attributes: comp_mask PD (a parent domain as in
- *	sroce_qp_create()), optionally SEND_OPS_FLAGS with the
- *	opcodes of wr.c; the granted caps are written back to @attr->cap
+ *	sroce_qp_create()), or XRCD for an XRC receive QP, optionally
+ *	SEND_OPS_FLAGS with the opcodes of wr.c; the granted caps are written
+ *	back to @attr->cap
  *
  * With IBV_QP_INIT_ATTR_SEND_OPS_FLAGS the QP offers struct ibv_qp_ex
  * (ibv_qp_to_qp_ex()).  This is what ties the binary to the rdma-core
@@ -161,8 +189,8 @@ static int qp_check_attr_ex(struct ibv_context *ibctx,
  *
  * Context: takes no lock.
  * Return: the new QP, or NULL with errno set (EOPNOTSUPP for attributes,
- * QP types or send opcodes the provider does not support; EPROTO as for
- * sroce_qp_create()).
+ * QP types or send opcodes the provider does not support; EINVAL without
+ * the PD or XRC domain the type needs; EPROTO as for sroce_qp_create()).
  */
 struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 				  struct ibv_qp_init_attr_ex *attr)
@@ -186,8 +214,9 @@ struct ibv_qp *sroce_qp_create_ex(struct ibv_context *ibctx,
 	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &core_attr, &cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	attr->cap = core_attr.cap;
-	if (qp_create_finish(qp, ret, attr->pd, &attr->cap,
-			     attr->srq != NULL, &resp.drv))
+	if (qp_create_finish(qp, ret, ibctx,
+			     attr->qp_type == IBV_QPT_XRC_RECV ? NULL : attr->pd,
+			     &attr->cap, &resp.drv))
 		return NULL;
 
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
@@ -318,9 +347,44 @@ int sroce_qp_destroy(struct ibv_qp *ibqp)
 	if (ret)
 		return ret;
 
-	sroce_pd_put(ibqp->pd);
+	if (ibqp->qp_type != IBV_QPT_XRC_RECV)
+		sroce_pd_put(ibqp->pd);
 	sroce_rq_uninit(&qp->rq);
 	sroce_sq_uninit(&qp->sq);
 	free(qp);
 	return 0;
+}
+
+/**
+ * sroce_qp_open() - open_qp op: another handle on an XRC receive QP
+ * @ibctx: context
+ * @attr: comp_mask NUM | XRCD | TYPE (IBV_QPT_XRC_RECV), optionally
+ *	CONTEXT: the QP's number and its XRC domain
+ *
+ * The handle has no ring, like the QP (qp.c's header); modify, query and
+ * destroy act on it as on the QP it names, which lives while any handle
+ * does.
+ *
+ * Context: takes no lock.
+ * Return: the handle, or NULL with errno set (EOPNOTSUPP for a module
+ * without XRC; the kernel's error).
+ */
+struct ibv_qp *sroce_qp_open(struct ibv_context *ibctx,
+			     struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct sroce_create_qp_resp no_rings = {};
+	struct ibv_open_qp cmd = {};
+	struct ibv_qp_cap cap = {};
+	struct sroce_qp *qp;
+	int ret;
+
+	qp = qp_alloc(qp_check_type(ibctx, IBV_QPT_XRC_RECV, true));
+	if (!qp)
+		return NULL;
+	ret = ibv_cmd_open_qp(ibctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (qp_create_finish(qp, ret, ibctx, NULL, &cap, &no_rings))
+		return NULL;
+	return &qp->vqp.qp;
 }

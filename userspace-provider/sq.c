@@ -27,6 +27,7 @@
 			 WR_BIT(IBV_WR_ATOMIC_CMP_AND_SWP) |		\
 			 WR_BIT(IBV_WR_ATOMIC_FETCH_AND_ADD) |		\
 			 WR_BIT(IBV_WR_BIND_MW) | WR_BIT(IBV_WR_SEND_WITH_INV))
+#define SQ_XRC_OPS	(SQ_RC_OPS & ~WR_BIT(IBV_WR_BIND_MW))
 
 /* Opcodes that may carry inline data. */
 #define SQ_INLINE_OPS	(SQ_UD_OPS | WR_BIT(IBV_WR_RDMA_WRITE) |	\
@@ -109,6 +110,9 @@ bool sroce_sq_opcode_ok(enum ibv_qp_type qp_type, unsigned int opcode)
 		break;
 	case IBV_QPT_UD:
 		ops = SQ_UD_OPS;
+		break;
+	case IBV_QPT_XRC_SEND:
+		ops = SQ_XRC_OPS;
 		break;
 	default:
 		return false;
@@ -291,6 +295,8 @@ static void sq_fill_header(const struct sroce_qp *qp,
 	if (wr->opcode == IBV_WR_SEND_WITH_INV ||
 	    wr->opcode == IBV_WR_LOCAL_INV)
 		wqe->invalidate_rkey = wr->invalidate_rkey;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		wqe->xrc_remote_srqn = wr->qp_type.xrc.remote_srqn;
 
 	switch ((unsigned int)wr->opcode) {
 	case IBV_WR_RDMA_WRITE:

@@ -146,6 +146,7 @@ struct sroce_sq {
 	int			wr_err;		/* first error, 0 if none */
 	struct sroce_send_wqe	*wr_wqe;	/* WQE being built, or NULL */
 	bool			wr_ud_set;	/* UD address given for it */
+	bool			wr_xrc_set;	/* XRC SRQ given for it */
 };
 
 /*
@@ -167,8 +168,9 @@ struct sroce_qp {
 	struct sroce_rq		rq;
 };
 
+/* Every SRQ is a verbs_srq: libibverbs reads an XRC SRQ's number there. */
 struct sroce_srq {
-	struct ibv_srq		ibv_srq;
+	struct verbs_srq	vsrq;
 	struct sroce_rq		rq;
 };
 
@@ -390,7 +392,7 @@ static inline struct sroce_qp *to_sqp(struct ibv_qp *ibqp)
 
 static inline struct sroce_srq *to_ssrq(struct ibv_srq *ibsrq)
 {
-	return sroce_container_of(ibsrq, struct sroce_srq, ibv_srq);
+	return sroce_container_of(ibsrq, struct sroce_srq, vsrq.srq);
 }
 
 /* cq.c */
@@ -434,6 +436,8 @@ int sroce_qp_modify_rate_limit(struct ibv_qp *ibqp,
 int sroce_qp_query(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		   int attr_mask, struct ibv_qp_init_attr *init_attr);
 int sroce_qp_destroy(struct ibv_qp *ibqp);
+struct ibv_qp *sroce_qp_open(struct ibv_context *ibctx,
+			     struct ibv_qp_open_attr *attr);
 
 /* sq.c */
 int sroce_sq_init(struct sroce_sq *sq, const struct sroce_ring_info *info,
@@ -473,10 +477,18 @@ int sroce_srq_modify(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		     int attr_mask);
 int sroce_srq_query(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int sroce_srq_destroy(struct ibv_srq *ibsrq);
+struct ibv_srq *sroce_srq_create_ex(struct ibv_context *ibctx,
+				    struct ibv_srq_init_attr_ex *attr);
+int sroce_srq_get_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 
 /* wr.c */
 int sroce_wr_check_ops(const struct sroce_context *ctx,
 		       enum ibv_qp_type qp_type, uint64_t send_ops_flags);
 void sroce_wr_init(struct sroce_qp *qp, uint64_t send_ops_flags);
+
+/* xrc.c */
+struct ibv_xrcd *sroce_xrcd_open(struct ibv_context *ibctx,
+				 struct ibv_xrcd_init_attr *attr);
+int sroce_xrcd_close(struct ibv_xrcd *ibxrcd);
 
 #endif /* SROCE_PROVIDER_H */

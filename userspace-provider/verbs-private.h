@@ -168,8 +168,25 @@ struct verbs_cq {
 	};
 };
 
-/* XRC domains: sroce has none; only pointers to this are declared. */
-struct verbs_xrcd;
+/*
+ * XRC domains and SRQs (driver.h's; unchanged v33 ... v58).
+ * ibv_cmd_open_xrcd() fills handle and comp_mask (VERBS_XRCD_HANDLE);
+ * ibv_cmd_create_srq_ex() fills srq_type, xrcd, cq and srq_num.  An XRC
+ * SRQ must be a verbs_srq: libibverbs reads srq_num from it.
+ */
+struct verbs_xrcd {
+	struct ibv_xrcd		xrcd;
+	uint32_t		comp_mask;
+	uint32_t		handle;
+};
+
+struct verbs_srq {
+	struct ibv_srq		srq;
+	enum ibv_srq_type	srq_type;
+	struct verbs_xrcd	*xrcd;
+	struct ibv_cq		*cq;
+	uint32_t		srq_num;
+};
 
 /* Values of verbs_qp.comp_mask. */
 enum {
@@ -199,7 +216,7 @@ struct verbs_qp {
 		struct ibv_qp_ex	qp_ex;
 	};
 	uint32_t		comp_mask;	/* VERBS_QP_* */
-	struct verbs_xrcd	*xrcd;		/* always NULL */
+	struct verbs_xrcd	*xrcd;		/* XRC receive QPs' domain */
 };
 
 /*
@@ -460,6 +477,21 @@ struct ibv_query_srq {
 	struct ib_uverbs_query_srq	core_payload;
 };
 
+struct ibv_create_xsrq {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_create_xsrq	core_payload;
+};
+
+struct ibv_open_xrcd {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_open_xrcd	core_payload;
+};
+
+struct ibv_open_qp {
+	struct ib_uverbs_cmd_hdr	hdr;
+	struct ib_uverbs_open_qp	core_payload;
+};
+
 struct ibv_reg_mr {
 	struct ib_uverbs_cmd_hdr	hdr;
 	struct ib_uverbs_reg_mr		core_payload;
@@ -652,6 +684,26 @@ int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 
+/* Basic or XRC (@attr_ex->srq_type, comp_mask TYPE | XRCD | CQ). */
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+
+/* XRC domains, shared through @attr->fd's inode if it is not -1. */
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+
+/* Another handle on an XRC receive QP of @attr->xrcd, by number. */
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
+
 /*
  * Layout guards (provider-abi.md 4.9 and the sizes in 4.3 ... 4.8).
  */
@@ -784,6 +836,12 @@ VERBS_CMD_SIZE(ibv_create_srq, ib_uverbs_create_srq, 40);
 VERBS_CMD_SIZE(ibv_modify_srq, ib_uverbs_modify_srq, 24);
 VERBS_CMD_SIZE(ibv_query_srq, ib_uverbs_query_srq, 24);
 VERBS_CMD_SIZE(ibv_reg_mr, ib_uverbs_reg_mr, 48);
+VERBS_CMD_SIZE(ibv_create_xsrq, ib_uverbs_create_xsrq, 56);
+VERBS_CMD_SIZE(ibv_open_xrcd, ib_uverbs_open_xrcd, 24);
+VERBS_CMD_SIZE(ibv_open_qp, ib_uverbs_open_qp, 40);
+_Static_assert(sizeof(struct verbs_xrcd) == 16, "verbs_xrcd size");
+_Static_assert(offsetof(struct verbs_srq, srq_num) == 152 &&
+	       sizeof(struct verbs_srq) == 160, "verbs_srq layout");
 _Static_assert(sizeof(struct ib_uverbs_ex_cmd_hdr) == 16,
 	       "uverbs extended header size");
 _Static_assert(offsetof(struct ibv_create_cq_ex, core_payload) == 24 &&

@@ -25,6 +25,7 @@
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |		\
 			 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV)
+#define WR_XRC_OPS	(WR_RC_OPS & ~(uint64_t)IBV_QP_EX_WITH_BIND_MW)
 
 /* wr_flags a WQE takes; IBV_SEND_INLINE is decided by the data setter. */
 #define WR_SEND_FLAGS							\
@@ -33,7 +34,7 @@
 /**
  * sroce_wr_check_ops() - can a QP of @qp_type offer @send_ops_flags?
  * @ctx: the QP's context, for the features its module offers
- * @qp_type: RC, UC or UD
+ * @qp_type: RC, UC, UD or XRC send
  * @send_ops_flags: enum ibv_qp_create_send_ops_flags
  *
  * Return: 0, or EOPNOTSUPP for operations sroce does not have (TSO, flush,
@@ -57,6 +58,11 @@ int sroce_wr_check_ops(const struct sroce_context *ctx,
 	case IBV_QPT_UD:
 		ops = WR_UD_OPS;
 		break;
+	case IBV_QPT_XRC_SEND:
+		ops = WR_XRC_OPS;
+		if (ctx->features & SROCE_FEATURE_ATOMIC_WRITE)
+			ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+		break;
 	default:
 		return EOPNOTSUPP;
 	}
@@ -74,12 +80,18 @@ static void wr_fail(struct sroce_sq *sq, int err)
 		sq->wr_err = err;
 }
 
-/* Close the WQE being built: a UD WQE must have been given an address. */
+/*
+ * Close the WQE being built: a UD WQE must have been given an address, an
+ * XRC WQE its remote SRQ.
+ */
 static void wr_end_wqe(struct sroce_qp *qp)
 {
 	struct sroce_sq *sq = &qp->sq;
 
 	if (sq->wr_wqe && qp->vqp.qp.qp_type == IBV_QPT_UD && !sq->wr_ud_set)
+		wr_fail(sq, EINVAL);
+	if (sq->wr_wqe && qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND &&
+	    !sq->wr_xrc_set)
 		wr_fail(sq, EINVAL);
 	sq->wr_wqe = NULL;
 }
@@ -118,6 +130,7 @@ static struct sroce_send_wqe *wr_begin(struct ibv_qp_ex *qpx,
 	sq->wr_count++;
 	sq->wr_wqe = wqe;
 	sq->wr_ud_set = false;
+	sq->wr_xrc_set = false;
 	return wqe;
 }
 
@@ -388,6 +401,17 @@ static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	qp->sq.wr_ud_set = true;
 }
 
+static void wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	struct sroce_send_wqe *wqe = wr_current(qpx);
+	struct sroce_qp *qp = qpx_to_sqp(qpx);
+
+	if (!wqe)
+		return;
+	wqe->xrc_remote_srqn = remote_srqn;
+	qp->sq.wr_xrc_set = true;
+}
+
 /**
  * sroce_wr_init() - install the ibv_qp_ex API on a new QP
  * @qp: QP whose send_ops_flags passed sroce_wr_check_ops()
@@ -406,6 +430,8 @@ void sroce_wr_init(struct sroce_qp *qp, uint64_t send_ops_flags)
 	qpx->wr_set_inline_data_list = wr_set_inline_data_list;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
 		qpx->wr_set_ud_addr = wr_set_ud_addr;
+	if (qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND)
+		qpx->wr_set_xrc_srqn = wr_set_xrc_srqn;
 
 	if (send_ops_flags & IBV_QP_EX_WITH_SEND)
 		qpx->wr_send = wr_send;
