@@ -6,8 +6,10 @@
 # libibverbs pingpongs (-c: one byte per page), perftest's bandwidth and
 # latency tests, rping (rdma_cm, data verified), sroce_rc_test's cases
 # (every byte checked; tests/progs/rc/) and rdma-core's pyverbs
-# suite; on one device (loopback) and, for sroce, across two namespaces
-# joined by a veth pair (topo_loopback and topo_two_hosts in tests/lib.sh).
+# suite; and XRC (ibv_xsrq_pingpong, rdma_xserver/rdma_xclient, the xrc
+# cases, the XRC wire audit); on one device (loopback) and, for sroce,
+# across two namespaces joined by a veth pair (topo_loopback and
+# topo_two_hosts in tests/lib.sh).
 #
 # SROCE_RC_DEV_KIND=rxe aims every test at Linux's rdma_rxe instead
 # (loopback only; tests/lib-rdma.sh): that is how these tests are proven.
@@ -202,6 +204,25 @@ test_libfabric() {
 	fi_pair rxd 6 -p "verbs;ofi_rxd" -e rdm
 }
 
+# XRC through the tools that use it, across the two namespaces (rxe has no
+# XRC): ibv_xsrq_pingpong (100 exchanges of 16 KiB, through an XRC SRQ and
+# XRC send and receive QPs; the tool checks no data: sroce_rc_test's xrc
+# case does) and librdmacm's rdma_xserver/rdma_xclient in XRC mode (-c x:
+# the XRC QPs connected by rdma_cm, one SEND into the server's XRC SRQ).
+test_xrc_tools() {
+	[ "$RDMA_KIND" = sroce ] || skip "rxe has no XRC"
+	rdma_topo two_hosts
+	tool_pair xsrq_pingpong 18515 -g ibv_xsrq_pingpong -n 100 -s 16384 -m 1024
+	[ "$(grep -c '^success$' "$SRV_LOG")" = 1 ] || fail "ibv_xsrq_pingpong: the server did not report success"
+	[ "$(grep -c '^success$' "$CLI_LOG")" = 1 ] || fail "ibv_xsrq_pingpong: the client did not report success"
+	srv_start rdma_xserver rdma_xserver -c x -p 7471
+	srv_wait_cm 7471
+	cli_run rdma_xclient rdma_xclient -s "$RDMA_IP1" -c x -p 7471
+	srv_finish
+	grep -q '^rdma_xserver: end 0$' "$SRV_LOG" || fail "rdma_xserver did not end with 0"
+	grep -q '^rdma_xclient: end 0$' "$CLI_LOG" || fail "rdma_xclient did not end with 0"
+}
+
 # --- sroce_rc_test -------------------------------------------------------------------
 
 # A 9000-byte netdev: the "send" case runs at every path MTU up to 4096
@@ -234,6 +255,26 @@ test_atomic_write_wire() {
 	cp "$WIRE_CAP" "$SROCE_RESULTS/rc-atomic-write.pcap"
 	run /usr/bin/python3 "$SROCE_ROOT/tests/wire/roce_check.py" --src 10.6.0.1 \
 		--src 10.6.0.2 --pmtu 1024 --require 0x1d,0x10 "$WIRE_CAP"
+}
+
+# XRC on the wire: sroce_rc_test's xrc case between two sroce devices
+# across the veth, captured; tests/wire/roce_check.py checks every packet,
+# the XRCETH of each request (and none on the responses), and requires
+# the opcodes the case makes: SEND First/Middle/Last and Only with
+# immediate, WRITE First/Last and Only with immediate, READ Request and
+# Response First/Last, ACK, CmpSwap, FetchAdd and Atomic ACK, all XRC;
+# tshark's dissector must decode them alike.  About 30 s.
+test_xrc_wire() {
+	[ "$RDMA_KIND" = sroce ] || skip "rxe has no XRC"
+	rdma_topo two_hosts
+	capture_start "$H1" st-v1
+	rc_cases -t xrc -m 1024
+	capture_stop
+	cp "$WIRE_CAP" "$SROCE_RESULTS/rc-xrc.pcap"
+	run /usr/bin/python3 "$SROCE_ROOT/tests/wire/roce_check.py" --src 10.6.0.1 \
+		--src 10.6.0.2 --pmtu 1024 --tshark \
+		--require 0xa0,0xa1,0xa2,0xa5,0xa6,0xa8,0xab,0xac,0xad,0xaf,0xb1,0xb2,0xb3,0xb4 \
+		"$WIRE_CAP"
 }
 
 # A type 2 memory window dies with the QP it was bound through (issue 19):
@@ -279,7 +320,6 @@ hardware|CUDA|cuda-python
 hardware|a PCI device (VFIO)|PCI device must be passed by the user
 hardware|huge pages not configured|no huge pages of size
 not yet|on-demand paging|ODP is not supported
-not yet|XRC|Create XRCD is not supported
 not yet|rdma_cm netdev discovery|have net interface
 decided against|raw packet QPs (Documentation/design.rst)|Create QP type 8 is not supported|Raw Packet QP
 not yet|object and device import|object imports are not supported|Importing a device is not supported

@@ -18,8 +18,9 @@ or Linux cooked (SLL) frames.  Every UDP packet to port 4791 is checked:
     IBTA: opcode known for its transport, TVer 0, P_Key 0xFFFF, reserved
     bits zero, PadCnt matching the payload, zero pad bytes, payload sizes
     for the opcode (First and Middle packets exactly --pmtu, no packet
-    more), DETH/AETH reserved bits, UDP source port in 0xC000-0xFFFF,
-    IPv4 DF set.
+    more), DETH/AETH reserved bits, the XRCETH of every XRC request (and
+    of no XRC response) with its reserved byte zero, UDP source port in
+    0xC000-0xFFFF, IPv4 DF set.
 
 With --tshark, tshark's InfiniBand dissector must also decode every packet
 cleanly and read the same opcodes (tshark_check).
@@ -43,9 +44,10 @@ import zlib
 ROCE_PORT = 4791
 
 # Headers after the BTH, by low five opcode bits (RC/UC/XRC numbering).
-RETH, AETH, ATOMIC, ATOMICACK, IMM, IETH, DETH, FETH = (
-    "RETH", "AETH", "AtomicETH", "AtomicAckETH", "ImmDt", "IETH", "DETH", "FETH")
-HDR_LEN = {RETH: 16, AETH: 4, ATOMIC: 28, ATOMICACK: 8, IMM: 4, IETH: 4, DETH: 8, FETH: 4}
+RETH, AETH, ATOMIC, ATOMICACK, IMM, IETH, DETH, FETH, XRCETH = (
+    "RETH", "AETH", "AtomicETH", "AtomicAckETH", "ImmDt", "IETH", "DETH", "FETH", "XRCETH")
+HDR_LEN = {RETH: 16, AETH: 4, ATOMIC: 28, ATOMICACK: 8, IMM: 4, IETH: 4, DETH: 8, FETH: 4,
+           XRCETH: 4}
 
 # op -> (name, headers, payload rule): "pmtu" exactly PMTU, "some" 1..PMTU,
 # "any" 0..PMTU, "none" no payload, "eight" exactly 8 bytes.
@@ -79,6 +81,8 @@ OPS = {
 # Which low opcodes each transport has.
 UC_OPS = set(range(0x00, 0x0C))
 UD_OPS = {0x04, 0x05}
+# Responses: on XRC the only packets without an XRCETH (it follows the BTH).
+RESP_OPS = set(range(0x0D, 0x13))
 TRANSPORT = {0x00: "RC", 0x20: "UC", 0x60: "UD", 0xA0: "XRC"}
 
 
@@ -225,7 +229,8 @@ class Checker:
         if bth[8] & 0x7F:
             self.problem(n, "%s: BTH reserved bits after AckReq 0x%02x" % (what, bth[8] & 0x7F))
         transport, low = op & 0xE0, op & 0x1F
-        allowed = {0x00: set(OPS), 0x20: UC_OPS, 0x60: UD_OPS}.get(transport, set())
+        allowed = {0x00: set(OPS), 0x20: UC_OPS, 0x60: UD_OPS,
+                   0xA0: set(OPS)}.get(transport, set())
         if low not in allowed:
             self.problem(n, "%s: not an opcode of %s" % (what, TRANSPORT.get(transport, "any supported transport")))
             return
@@ -233,6 +238,8 @@ class Checker:
         name, hdrs, rule = OPS[low]
         if transport == 0x60:
             hdrs = [DETH] + hdrs
+        if transport == 0xA0 and low not in RESP_OPS:
+            hdrs = [XRCETH] + hdrs
         off = ihl + 20
         for h in hdrs:
             b = l3[off:off + HDR_LEN[h]]
@@ -241,6 +248,8 @@ class Checker:
                 return
             if h == DETH and b[4] != 0:
                 self.problem(n, "%s (%s): DETH reserved byte 0x%02x" % (what, name, b[4]))
+            if h == XRCETH and b[0] != 0:
+                self.problem(n, "%s (%s): XRCETH reserved byte 0x%02x" % (what, name, b[0]))
             if h == AETH and (b[0] & 0x80 or (b[0] >> 5) == 2):
                 self.problem(n, "%s (%s): AETH syndrome 0x%02x is reserved" % (what, name, b[0]))
             off += HDR_LEN[h]

@@ -344,6 +344,7 @@ void wr_fill(struct ibv_send_wr *wr, uint64_t wr_id, const struct op *o)
 	wr->opcode = o->op;
 	wr->send_flags = o->flags | (o->unsignaled ? 0 : IBV_SEND_SIGNALED);
 	wr->imm_data = o->imm;
+	wr->qp_type.xrc.remote_srqn = o->srqn;
 	if (o->op == IBV_WR_ATOMIC_CMP_AND_SWP || o->op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
 		wr->wr.atomic.remote_addr = o->raddr;
 		wr->wr.atomic.rkey = o->rkey;

@@ -98,6 +98,8 @@ static const struct tcase {
 	{ "mw2_qp_gone", case_mw2_qp_gone },
 	{ "parent_domain", case_parent_domain },
 	{ "parent_domain_busy", case_parent_domain_busy },
+	{ "xrc", case_xrc },
+	{ "xrc_errors", case_xrc_errors },
 };
 
 /* In the child: open, run, release; report "P", "S why" or "F why" on @fd. */

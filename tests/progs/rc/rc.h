@@ -76,7 +76,7 @@ void sleep_ms(int ms);
 
 /* --- resources: everything a case creates is released in reverse order ----- */
 
-enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM, R_TD, R_DM };
+enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM, R_TD, R_DM, R_XRCD, R_SRQ };
 
 void *track(enum rkind kind, void *p);
 int release_early(void *p);
@@ -231,6 +231,7 @@ struct op {
 	uint64_t raddr;
 	uint32_t rkey;
 	uint64_t cmp, swp;	/* atomics: compare (or add) and swap */
+	uint32_t srqn;		/* XRC send QPs: the remote SRQ */
 };
 
 void wr_fill(struct ibv_send_wr *wr, uint64_t wr_id, const struct op *o);
@@ -308,6 +309,10 @@ int case_post_recv_too_many_sge(void);
 
 /* mw.c */
 int case_mw2_qp_gone(void);
+
+/* xrc.c */
+int case_xrc(void);
+int case_xrc_errors(void);
 
 /* domains.c */
 int case_parent_domain(void);

@@ -112,6 +112,10 @@ static int release_one(enum rkind kind, void *p)
 		return ibv_dealloc_td(p);
 	case R_DM:
 		return ibv_free_dm(p);
+	case R_SRQ:
+		return ibv_destroy_srq(p);
+	case R_XRCD:
+		return ibv_close_xrcd(p);
 	case R_CH:
 		return ibv_destroy_comp_channel(p);
 	case R_CTX:
