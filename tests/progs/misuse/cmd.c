@@ -210,8 +210,9 @@ void c_qp_create(void)
 	       cq.handle == pd ? 0 : EINVAL);
 	expect("type GSI from userspace", qp_create(&x, 1, pd, cq.handle, cq.handle, -1, &c, &qp), EINVAL);
 	expect("type SMI from userspace", qp_create(&x, 0, pd, cq.handle, cq.handle, -1, &c, &qp), EINVAL);
-	/* XRC_INI (9) needs no XRCD: the core sends it to the driver */
-	expect("type XRC_INI", qp_create(&x, 9, pd, cq.handle, cq.handle, -1, &c, &qp), EOPNOTSUPP);
+	/* XRC_TGT (10) names its XRC domain where the PD goes */
+	expect("type XRC_TGT with a PD for a domain",
+	       qp_create(&x, 10, pd, cq.handle, cq.handle, -1, &c, &qp), EINVAL);
 	expect("type 77", qp_create(&x, 77, pd, cq.handle, cq.handle, -1, &c, &qp), EINVAL);
 	c.send_wr = 1u << 20;
 	expect("max_send_wr 2^20", qp_create(&x, QPT_RC, pd, cq.handle, cq.handle, -1, &c, &qp), EINVAL);

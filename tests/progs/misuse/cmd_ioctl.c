@@ -398,7 +398,6 @@ void c_ioctl_qp(void)
 	IQP("type 7", EINVAL, 7);
 	IQP("type 0x80", EINVAL, 0x80);
 	IQP("type RAW_PACKET", EOPNOTSUPP, IB_UVERBS_QPT_RAW_PACKET);
-	IQP("type XRC_INI", EOPNOTSUPP, IB_UVERBS_QPT_XRC_INI);
 	IQP("type XRC_TGT with a PD and CQs", EINVAL, IB_UVERBS_QPT_XRC_TGT);
 	IQP("type DRIVER", EOPNOTSUPP, IB_UVERBS_QPT_DRIVER);
 	IQP("type attribute of 4 bytes", EINVAL, QPT_RC,
@@ -416,9 +415,9 @@ void c_ioctl_qp(void)
 	    ioc_find(&q.c, UVERBS_ATTR_CREATE_QP_PD_HANDLE)->data = BAD_HANDLE);
 	IQP("SRQ handle that is a CQ's", EINVAL, QPT_RC,
 	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, cq));
-	/* sroce has neither object: the core refuses the attributes outright */
-	IQP("an XRC domain", EINVAL, QPT_RC,
+	IQP("an XRC domain handle that names none", ENOENT, QPT_RC,
 	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, BAD_HANDLE));
+	/* sroce has no such object: the core refuses the attribute outright */
 	IQP("an indirection table", EINVAL, QPT_RC,
 	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, BAD_HANDLE));
 	IQP("send WRs max_qp_wr + 1", EINVAL, QPT_RC, q.cap.max_send_wr = r.base.max_qp_wr + 1);
@@ -479,6 +478,8 @@ void c_ioctl_qp(void)
 	IQP("driver request of 32 zero bytes, no driver response", 0, QPT_UC,
 	    ioc_in(&q.c, UVERBS_ATTR_UHW_IN, zero, sizeof(zero));
 	    ioc_drop(&q.c, UVERBS_ATTR_UHW_OUT));
+	expect("QP_DESTROY", ioc_qp_destroy(&w.x, ioc_qp_handle(&q), NULL), 0);
+	IQP("type XRC_INI: a send queue only", 0, IB_UVERBS_QPT_XRC_INI);
 	expect("QP_DESTROY", ioc_qp_destroy(&w.x, ioc_qp_handle(&q), NULL), 0);
 	IQP("an SRQ and no receive queue", 0, QPT_RC,
 	    ioc_obj(&q.c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, srq.handle);
