@@ -345,16 +345,16 @@ static void rd_atom_cases(void)
 
 /*
  * Posts on a QP connected to itself with caps of @sge SGEs and @inl inline
- * bytes: one SGE or byte too many is refused with EINVAL; at the caps the
- * data arrives intact.
+ * bytes: one SGE or byte too many (than granted, which may be more than
+ * asked for) is refused with EINVAL; at the caps the data arrives intact.
  */
 static void post_cases(uint32_t sge, uint32_t inl)
 {
 	struct ibv_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4,
 				  .max_send_sge = sge, .max_recv_sge = sge,
 				  .max_inline_data = inl };
-	size_t len = (size_t)(inl + 64) * 2;
-	uint8_t *src = calloc(1, len), *dst = calloc(1, len);
+	uint8_t *src, *dst;
+	size_t len;
 	struct ibv_sge s[64], r[64];
 	struct ibv_send_wr swr = { .sg_list = s, .opcode = IBV_WR_SEND,
 				   .send_flags = IBV_SEND_SIGNALED }, *bs;
@@ -365,7 +365,7 @@ static void post_cases(uint32_t sge, uint32_t inl)
 	uint32_t i, got_sge, got_inl;
 	int err, st;
 
-	if (!src || !dst || sge > 63)
+	if (sge > 63)
 		die("post_cases");
 	qp = qp_with(cap, NULL);
 	if (!qp)
@@ -385,6 +385,12 @@ static void post_cases(uint32_t sge, uint32_t inl)
 	CHECK("qp_caps_granted", got_sge >= sge && got_inl >= inl,
 	      "asked %u SGEs %u inline, got %u and %u", sge, inl, got_sge,
 	      got_inl);
+	/* Room for the granted inline size and one byte past it. */
+	len = (size_t)(got_inl + 64) * 2;
+	src = calloc(1, len);
+	dst = calloc(1, len);
+	if (!src || !dst)
+		die("post_cases: out of memory");
 	smr = ibv_reg_mr(pd, src, len, IBV_ACCESS_LOCAL_WRITE);
 	rmr = ibv_reg_mr(pd, dst, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!smr || !rmr || connect_self(qp))
@@ -419,6 +425,7 @@ static void post_cases(uint32_t sge, uint32_t inl)
 	      got_inl + 1, strerror(err));
 
 	/* At the caps: every SGE's byte and every inline byte arrives. */
+	s[0].length = 1;
 	rwr.num_sge = (int)got_sge;
 	swr.num_sge = (int)got_sge;
 	swr.send_flags = IBV_SEND_SIGNALED;
