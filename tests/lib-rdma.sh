@@ -330,32 +330,16 @@ srv_wait_tcp() { _srv_wait "listening on TCP port $1" _tcp_listening "$1"; }
 srv_wait_cm() { _srv_wait "listening on rdma_cm port $1" _cm_listening "$1"; }
 
 # cli_run NAME CMD...: run the client CMD at end 2, its output in
-# $CLI_LOG(.err); its failure fails the test.  A test may name in
-# CLI_RETRY_IF a function that, after a failure, says (status 0, and why
-# on stdout) that the failure is a known fault of the tool, not of the
-# device, shown by evidence the function checks: the client then runs
-# once more, once.
-CLI_RETRY_IF=
-_cli_once() {
-	local rc=0
+# $CLI_LOG(.err); its failure fails the test, with the server's output,
+# the IB CM's counters and the RDMA CM events (cma_trace_start) shown.
+cli_run() {
+	local name=$1 rc=0
+	shift
+	CLI_LOG=/tmp/$name.cli
 	printf '+ [client] %s\n' "${RDMA_NS2[*]} $*" >&2
 	timeout -k 5 "$RDMA_TOOL_TIMEOUT" "${RDMA_NS2[@]}" "$@" >"$CLI_LOG" 2>"$CLI_LOG.err" </dev/null || rc=$?
 	sed -e 's/^/  client| /' -e '$a\' "$CLI_LOG"
 	sed -e 's/^/  client! /' -e '$a\' "$CLI_LOG.err"
-	return $rc
-}
-
-cli_run() {
-	local name=$1 rc=0 why
-	shift
-	CLI_LOG=/tmp/$name.cli
-	_cli_once "$@" || rc=$?
-	if [ $rc != 0 ] && [ $rc != 124 ] && [ -n "$CLI_RETRY_IF" ] &&
-	   why=$("$CLI_RETRY_IF"); then
-		log "$name: client failed (exit status $rc): $why; running it once more"
-		rc=0
-		_cli_once "$@" || rc=$?
-	fi
 	if [ $rc != 0 ]; then
 		srv_stop
 		srv_show
@@ -384,9 +368,7 @@ cm_counters() {
 # rdma_cma:cm_event_handler tracepoint: each event with its status, a
 # REJ's reason) recorded from now on, in a trace instance of their own;
 # without tracefs or that event, nothing.  cma_trace_stop ends it;
-# cma_trace_rejected REASON says whether a connection was rejected with
-# REASON (an IB CM REJ reason) meanwhile; cma_trace_show prints the
-# events.
+# cma_trace_show prints the events.
 CMA_TRACE=
 cma_trace_start() {
 	local ev=events/rdma_cma/cm_event_handler/enable
@@ -402,8 +384,6 @@ cma_trace_stop() {
 	[ -z "$CMA_TRACE" ] || rmdir "$CMA_TRACE" || true
 	CMA_TRACE=
 }
-# The event prints "REJECTED (8/REASON)": RDMA_CM_EVENT_REJECTED is 8.
-cma_trace_rejected() { [ -n "$CMA_TRACE" ] && grep -q " REJECTED (8/$1)\$" "$CMA_TRACE/trace"; }
 cma_trace_show() {
 	[ -n "$CMA_TRACE" ] || return 0
 	echo "--- RDMA CM events (rdma_cma:cm_event_handler: event (number/status))"
