@@ -338,7 +338,11 @@ EOF
 	echo "--- $lane_name, guest: ${todo[*]} [$(clock)]"
 	follow &
 	local follower=$!
+	# A virtio NIC, unplugged from any network (user networking,
+	# restricted): a netdev with a parent device, which tests that need
+	# one bring up (topo_nic, tests/lib.sh).
 	"$root/scripts/vm/run-guest.sh" -x "$out" -t "$t" \
+		-q "-netdev user,id=nic0,restrict=on -device virtio-net-pci,netdev=nic0,mac=52:54:00:5e:00:01" \
 		>>"$out/run-guest.log" 2>&1
 	local rc=$?
 	sleep 2.5

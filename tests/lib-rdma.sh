@@ -105,6 +105,24 @@ rdma_loopback() {
 	echo "loopback: $RDMA_DEV1, GID index $RDMA_GID1 ($RDMA_IP1)"
 }
 
+# rdma_loopback_nic: rdma_loopback's variables, sroce0 on the guest's virtio
+# NIC (topo_nic); rxe as rdma_loopback has it.
+rdma_loopback_nic() {
+	if [ "$RDMA_KIND" = rxe ]; then
+		rdma_loopback "$@"
+		return
+	fi
+	trap rdma_cleanup EXIT
+	topo_nic
+	RDMA_DEV1=sroce0 RDMA_DEV2=sroce0
+	RDMA_IP1=10.5.0.1 RDMA_IP2=10.5.0.1
+	RDMA_NS1=() RDMA_NS2=()
+	RDMA_GID1=$(gid_index "$RDMA_DEV1" "$RDMA_IP1") || fail "$RDMA_DEV1 has no RoCE v2 GID for $RDMA_IP1"
+	RDMA_GID2=$RDMA_GID1
+	RDMA_IP6_1=fd00:5::1 RDMA_IP6_2=fd00:5::1
+	echo "loopback on the NIC: $RDMA_DEV1 on eth0, GID index $RDMA_GID1 ($RDMA_IP1)"
+}
+
 rdma_two_hosts() {
 	[ "$RDMA_KIND" = sroce ] || skip "rxe on Linux 6.1 works only in the initial namespace"
 	trap rdma_cleanup EXIT
@@ -209,6 +227,7 @@ rdma_two_hosts_vlan() {
 rdma_topo() {
 	case $1 in
 	loopback) shift; rdma_loopback "$@" ;;
+	loopback_nic) shift; rdma_loopback_nic "$@" ;;
 	two_hosts) shift; rdma_two_hosts "$@" ;;
 	interop_rxe_server) shift; rdma_interop rxe "$@" ;;
 	interop_sroce_server) shift; rdma_interop sroce "$@" ;;

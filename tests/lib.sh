@@ -295,6 +295,36 @@ topo_loopback() {
 	wait_for 10 gid_present sroce0 ::ffff:10.5.0.1
 }
 
+# topo_nic: sroce0 on the guest's virtio NIC (eth0, scripts/run-tests.sh),
+# with topo_loopback's addresses: a device whose netdev has a parent
+# device, which sroce's device then shares (device.c), as an RNIC's does.
+# The NIC is on no network: traffic stays on the device (loopback).
+# t_reset takes it down again (topo_nic_reset).
+TOPO_NIC_MARK=/run/sroce-topo-nic
+topo_nic() {
+	[ -e /sys/class/net/eth0 ] || run modprobe virtio_net
+	wait_for 10 test -e /sys/class/net/eth0
+	touch "$TOPO_NIC_MARK"
+	run ip addr flush dev eth0
+	run ip addr add 10.5.0.1/24 dev eth0
+	run ip addr add fd00:5::1/64 dev eth0 nodad
+	run ip link set eth0 up
+	sroce_load
+	run rdma link add sroce0 type sroce netdev eth0
+	wait_for 10 gid_present sroce0 ::ffff:10.5.0.1
+	[ -e /sys/class/infiniband/sroce0/device/net/eth0 ] ||
+		fail "sroce0 on eth0: eth0 is not under the device's parent (/sys/class/infiniband/sroce0/device/net/)"
+}
+
+# The NIC as topo_nic found it: no addresses, down, its driver unloaded
+# (which unregisters a device still on it).
+topo_nic_reset() {
+	[ -e "$TOPO_NIC_MARK" ] || return 0
+	ip addr flush dev eth0 2>/dev/null
+	rmmod virtio_net 2>/dev/null
+	rm -f "$TOPO_NIC_MARK"
+}
+
 # topo_two_hosts: two simulated hosts, one network namespace each, joined
 # by a veth pair; one sroce device in each namespace.
 #
@@ -734,6 +764,7 @@ t_reset() {
 		ip netns del "$ns" || rc=1
 	done
 	topo_wire_reset
+	topo_nic_reset
 	for dev in /sys/class/net/st-*; do
 		[ -e "$dev" ] && { ip link del "${dev##*/}" 2>/dev/null || true; }
 	done

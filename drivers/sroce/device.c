@@ -16,6 +16,7 @@
  *                          reference goes
  */
 #include <linux/ethtool.h>
+#include <linux/pci.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <rdma/ib_mad.h>
@@ -368,6 +369,26 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 }
 
+/*
+ * The netdev's parent device becomes the RDMA device's, as an RNIC's is,
+ * so that tools find the netdev under the device
+ * (/sys/class/infiniband/DEV/device/net/: pyverbs' rdma_cm tests, for
+ * one); but not a PCI device's.  libibverbs would offer the device to the
+ * PCI function's own provider, which matches its modalias (mlx5's for a
+ * ConnectX port), and rdma-core's udev rule would rename it after the
+ * PCI slot (rdma_rename NAME_FALLBACK), away from the name the provider
+ * claims it by.  A virtio, USB or Xen NIC's device is claimed by no
+ * provider and renamed by no rule.
+ */
+static void sroce_dev_set_parent(struct sroce_dev *sdev,
+				 struct net_device *ndev)
+{
+	struct device *parent = ndev->dev.parent;
+
+	if (parent && !dev_is_pci(parent))
+		sdev->ibdev.dev.parent = parent;
+}
+
 static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
@@ -454,6 +475,7 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, SROCE_PORT);
 	if (err)
 		goto err_dealloc;
+	sroce_dev_set_parent(sdev, ndev);
 
 	/* Once registered, a racing unregistration may free the device. */
 	get_device(&sdev->ibdev.dev);
