@@ -38,7 +38,7 @@ static bool sroce_opcode_allowed(struct sroce_qp *qp, u32 opcode)
 	case IB_WR_BIND_MW:
 		return qp->is_user && type == IB_QPT_RC;
 	case SROCE_WR_ATOMIC_WRITE:
-		return qp->is_user &&
+		return (qp->is_user || SROCE_KERNEL_ATOMIC_WRITE) &&
 		       (type == IB_QPT_RC || type == IB_QPT_XRC_INI);
 	default:
 		return false;
@@ -159,6 +159,38 @@ static u64 sroce_swqe_kernel_data(struct sroce_qp *qp, u32 idx,
 	return length;
 }
 
+static_assert((int)SROCE_IB_WR_ATOMIC_WRITE == SROCE_WR_ATOMIC_WRITE);
+static_assert((int)SROCE_IB_WC_ATOMIC_WRITE == SROCE_WC_ATOMIC_WRITE);
+
+/*
+ * A kernel ATOMIC WRITE (Linux 6.2 on): the remote word named as a WRITE
+ * names it (struct ib_rdma_wr), its 8 bytes the work request's data (its
+ * SGEs, or inline), which from here on travel in the WQE itself, as a
+ * user QP's do: read at posting, like inline data.
+ */
+static int sroce_swqe_kernel_atomic_write(struct sroce_qp *qp, u32 idx,
+					  struct sroce_swqe *w,
+					  const struct ib_send_wr *wr,
+					  u64 *length)
+{
+	u8 *data = w->atomic_write.data;
+
+	if (*length != sizeof(w->atomic_write.data) ||
+	    ((w->flags & SROCE_SEND_INLINE) && *length > qp->sq.max_inline))
+		return -EINVAL;
+	w->atomic_write.remote_addr = rdma_wr(wr)->remote_addr;
+	w->atomic_write.rkey = rdma_wr(wr)->rkey;
+	if (w->flags & SROCE_SEND_INLINE)
+		memcpy(data, sroce_sq_inline(qp, idx), *length);
+	else if (sroce_sge_copy(qp, qp->ibqp.pd, sroce_sq_sges(qp, idx),
+				w->num_sge, 0, data, *length, SROCE_FROM_MR))
+		return -EINVAL;
+	w->num_sge = 0;
+	w->flags &= ~SROCE_SEND_INLINE;
+	*length = 0;
+	return 0;
+}
+
 static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 {
 	u32 idx = qp->sq.prod;
@@ -189,6 +221,12 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 			return err;
 	}
 	length = sroce_swqe_kernel_data(qp, idx, wr);
+	if (w->opcode == SROCE_WR_ATOMIC_WRITE &&
+	    sroce_opcode_allowed(qp, w->opcode)) {
+		err = sroce_swqe_kernel_atomic_write(qp, idx, w, wr, &length);
+		if (err)
+			return err;
+	}
 	err = sroce_swqe_check(qp, w, length);
 	if (err)
 		return err;

@@ -46,6 +46,23 @@
 #endif
 
 /*
+ * 6.2 (the same series): kernel work requests may be IB_WR_ATOMIC_WRITE,
+ * completing as IB_WC_ATOMIC_WRITE, which must be the values of sroce's
+ * own SROCE_WR_ATOMIC_WRITE and SROCE_WC_ATOMIC_WRITE (sroce-abi.h; post.c
+ * asserts it).  Before, only user QPs have it.  Probe:
+ * SROCE_HAVE_WR_ATOMIC_WRITE.
+ */
+#ifdef SROCE_HAVE_WR_ATOMIC_WRITE
+#define SROCE_KERNEL_ATOMIC_WRITE true
+#define SROCE_IB_WR_ATOMIC_WRITE IB_WR_ATOMIC_WRITE
+#define SROCE_IB_WC_ATOMIC_WRITE IB_WC_ATOMIC_WRITE
+#else
+#define SROCE_KERNEL_ATOMIC_WRITE false
+#define SROCE_IB_WR_ATOMIC_WRITE SROCE_WR_ATOMIC_WRITE
+#define SROCE_IB_WC_ATOMIC_WRITE SROCE_WC_ATOMIC_WRITE
+#endif
+
+/*
  * 7.2 ("udp_tunnel: pass struct sock to setup_udp_tunnel_sock() and
  * udp_tunnel_sock_release()"): the tunnel helpers take the struct sock
  * instead of the struct socket.  Probe: SROCE_HAVE_UDP_TUNNEL_SK.

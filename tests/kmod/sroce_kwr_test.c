@@ -1055,6 +1055,90 @@ out_pair:
 	kwr_pair_destroy(&p);
 }
 
+/*
+ * ATOMIC WRITE (Linux 6.2 on): its 8 bytes, from an SGE, land in one
+ * piece on a fast-registration region's word, the words around it
+ * untouched, twice; an unaligned word is refused by the responder.
+ */
+#ifdef KWR_HAVE_ATOMIC_WRITE
+static bool kwr_atomic_write(const char *t, struct kwr_pair *p,
+			     struct kwr_fr *fr, struct kwr_buf *src,
+			     u64 wr_id, unsigned int off, int flags,
+			     enum ib_wc_status status)
+{
+	struct ib_sge sge = kwr_sge(&p->a, src, 0, 8);
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = wr_id,
+			.opcode = IB_WR_ATOMIC_WRITE,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED | flags,
+		},
+		.remote_addr = fr->mr->iova + off,
+		.rkey = fr->mr->rkey,
+	};
+	int err = kwr_post(&p->a, &wr.wr);
+
+	return check(t, !err, "posting ATOMIC_WRITE: %d", err) &&
+	       kwr_expect(t, &p->a, "a", wr_id, IB_WC_ATOMIC_WRITE, status,
+			  NULL);
+}
+
+static void test_atomic_write(void)
+{
+	const char *t = "atomic_write";
+	struct kwr_buf src = {};
+	struct kwr_pair p;
+	struct kwr_fr fr;
+	u64 *word;
+
+	if (!kwr_pair_create(t, &p, 0))
+		return;
+	if (!kwr_fr_alloc(t, &fr, p.b.pd, 1, 0, 0, 0, 1))
+		goto out_pair;
+	word = (u64 *)sg_virt(&fr.sg[0]);
+	word[0] = 1;
+	word[1] = 2;
+	word[2] = 3;
+	if (!kwr_buf_alloc(t, &src, p.a.ibdev, 8) ||
+	    !kwr_fr_map(t, &fr, PAGE_SIZE) ||
+	    !kwr_fr_reg(t, &p.b, &fr, KWR_RW_ACCESS))
+		goto out;
+	*(u64 *)src.va = 0x1122334455667788ULL;
+	if (!kwr_atomic_write(t, &p, &fr, &src, 80, 8, 0, IB_WC_SUCCESS) ||
+	    !check(t, READ_ONCE(word[1]) == 0x1122334455667788ULL &&
+		   word[0] == 1 && word[2] == 3,
+		   "ATOMIC_WRITE left %llx %llx %llx", word[0],
+		   READ_ONCE(word[1]), word[2]))
+		goto out;
+	*(u64 *)src.va = 0xa1a2a3a4a5a6a7a8ULL;
+	if (!kwr_atomic_write(t, &p, &fr, &src, 81, 8, 0, IB_WC_SUCCESS) ||
+	    !check(t, READ_ONCE(word[1]) == 0xa1a2a3a4a5a6a7a8ULL,
+		   "a second ATOMIC_WRITE left %llx", READ_ONCE(word[1])))
+		goto out;
+	if (!kwr_atomic_write(t, &p, &fr, &src, 82, 4, 0,
+			      IB_WC_REM_INV_REQ_ERR) ||
+	    !check(t, word[0] == 1 && READ_ONCE(word[1]) == 0xa1a2a3a4a5a6a7a8ULL,
+		   "an unaligned ATOMIC_WRITE moved memory: %llx %llx",
+		   word[0], READ_ONCE(word[1])))
+		goto out;
+	pr_info("%s: pass\n", t);
+out:
+	kwr_fr_free(&fr, dev_b);
+	kwr_pair_destroy(&p);
+	kwr_buf_free(&src);
+	return;
+out_pair:
+	kwr_pair_destroy(&p);
+}
+#else
+static void test_atomic_write(void)
+{
+	pr_info("atomic_write: skip: this kernel has no IB_WR_ATOMIC_WRITE (Linux 6.2 on)\n");
+}
+#endif
+
 /* Remote rights and bounds are enforced; refused writes move nothing. */
 static void test_remote_access_errors(void)
 {
@@ -1465,6 +1549,7 @@ static int __init sroce_kwr_test_init(void)
 	test_write_after_local_inv();
 	test_send_with_inv();
 	test_atomics();
+	test_atomic_write();
 	test_remote_access_errors();
 	test_local_errors();
 	test_post_err_any_context();
