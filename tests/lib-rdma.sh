@@ -87,26 +87,31 @@ rxe_loopback() {
 	wait_for 10 gid_present rxe0 ::ffff:10.5.0.1
 }
 
-rdma_loopback() {
-	trap rdma_cleanup EXIT
-	if [ "$RDMA_KIND" = rxe ]; then
-		rxe_loopback "$@"
-		RDMA_DEV1=rxe0
-	else
-		topo_loopback "$@"
-		RDMA_DEV1=sroce0
-	fi
-	RDMA_DEV2=$RDMA_DEV1
+# rdma_loopback_vars DEV WHAT: the variables of one device talking to
+# itself at 10.5.0.1 / fd00:5::1 (topo_loopback's addresses).
+rdma_loopback_vars() {
+	RDMA_DEV1=$1 RDMA_DEV2=$1
 	RDMA_IP1=10.5.0.1 RDMA_IP2=10.5.0.1
 	RDMA_NS1=() RDMA_NS2=()
 	RDMA_GID1=$(gid_index "$RDMA_DEV1" "$RDMA_IP1") || fail "$RDMA_DEV1 has no RoCE v2 GID for $RDMA_IP1"
 	RDMA_GID2=$RDMA_GID1
 	RDMA_IP6_1=fd00:5::1 RDMA_IP6_2=fd00:5::1
-	echo "loopback: $RDMA_DEV1, GID index $RDMA_GID1 ($RDMA_IP1)"
+	echo "$2: $RDMA_DEV1, GID index $RDMA_GID1 ($RDMA_IP1)"
 }
 
-# rdma_loopback_nic: rdma_loopback's variables, sroce0 on the guest's virtio
-# NIC (topo_nic); rxe as rdma_loopback has it.
+rdma_loopback() {
+	trap rdma_cleanup EXIT
+	if [ "$RDMA_KIND" = rxe ]; then
+		rxe_loopback "$@"
+		rdma_loopback_vars rxe0 loopback
+	else
+		topo_loopback "$@"
+		rdma_loopback_vars sroce0 loopback
+	fi
+}
+
+# rdma_loopback_nic: as rdma_loopback, sroce0 on the guest's virtio NIC
+# (topo_nic); rxe as rdma_loopback has it.
 rdma_loopback_nic() {
 	if [ "$RDMA_KIND" = rxe ]; then
 		rdma_loopback "$@"
@@ -114,13 +119,7 @@ rdma_loopback_nic() {
 	fi
 	trap rdma_cleanup EXIT
 	topo_nic
-	RDMA_DEV1=sroce0 RDMA_DEV2=sroce0
-	RDMA_IP1=10.5.0.1 RDMA_IP2=10.5.0.1
-	RDMA_NS1=() RDMA_NS2=()
-	RDMA_GID1=$(gid_index "$RDMA_DEV1" "$RDMA_IP1") || fail "$RDMA_DEV1 has no RoCE v2 GID for $RDMA_IP1"
-	RDMA_GID2=$RDMA_GID1
-	RDMA_IP6_1=fd00:5::1 RDMA_IP6_2=fd00:5::1
-	echo "loopback on the NIC: $RDMA_DEV1 on eth0, GID index $RDMA_GID1 ($RDMA_IP1)"
+	rdma_loopback_vars sroce0 "loopback on the NIC (eth0)"
 }
 
 rdma_two_hosts() {

@@ -6,8 +6,12 @@
 
 #include "rc.h"
 
-/* A buffer of @len bytes plus GUARD, filled with FILL; the MR covers @reg_len. */
-int buf_reg(struct buf *b, struct dev *d, size_t len, size_t reg_len, unsigned int access)
+/*
+ * A buffer of @len bytes plus GUARD, filled with FILL; the MR, in @pd of
+ * @d, covers @reg_len.
+ */
+int buf_reg_in(struct buf *b, struct dev *d, struct ibv_pd *pd, size_t len, size_t reg_len,
+	       unsigned int access)
 {
 	size_t alloc = (len + GUARD + 4095) & ~(size_t)4095;
 
@@ -16,10 +20,16 @@ int buf_reg(struct buf *b, struct dev *d, size_t len, size_t reg_len, unsigned i
 	b->p = track(R_MEM, aligned_alloc(4096, alloc));
 	CHECK(b->p, "out of memory (%zu bytes)", alloc);
 	memset(b->p, FILL, alloc);
-	b->mr = track(R_MR, ibv_reg_mr(d->pd, b->p, reg_len, access));
+	b->mr = track(R_MR, ibv_reg_mr(pd, b->p, reg_len, access));
 	CHECK(b->mr, "ibv_reg_mr(%s, %zu bytes, access 0x%x): %s", d->name, reg_len, access,
 	      strerror(errno));
 	return 0;
+}
+
+/* As buf_reg_in(), in the device's PD. */
+int buf_reg(struct buf *b, struct dev *d, size_t len, size_t reg_len, unsigned int access)
+{
+	return buf_reg_in(b, d, d->pd, len, reg_len, access);
 }
 
 int buf_new(struct buf *b, struct dev *d, size_t len, unsigned int access)

@@ -176,6 +176,8 @@ struct buf {
 };
 
 /* data.c */
+int buf_reg_in(struct buf *b, struct dev *d, struct ibv_pd *pd, size_t len, size_t reg_len,
+	       unsigned int access);
 int buf_reg(struct buf *b, struct dev *d, size_t len, size_t reg_len, unsigned int access);
 int buf_new(struct buf *b, struct dev *d, size_t len, unsigned int access);
 void buf_clear(struct buf *b);

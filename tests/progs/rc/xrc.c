@@ -163,16 +163,7 @@ static int xup(struct ep *ini, struct xtgt *t, struct qp_conf *c)
 /* A buffer on B registered in @pd. */
 static int buf_in_pd(struct buf *b, struct ibv_pd *pd, size_t len, unsigned int access)
 {
-	size_t alloc = (len + GUARD + 4095) & ~(size_t)4095;
-
-	b->len = len;
-	b->zero_based = false;
-	b->p = track(R_MEM, aligned_alloc(4096, alloc));
-	CHECK(b->p, "out of memory (%zu bytes)", alloc);
-	memset(b->p, FILL, alloc);
-	b->mr = track(R_MR, ibv_reg_mr(pd, b->p, len + GUARD, access));
-	CHECK(b->mr, "ibv_reg_mr(%zu bytes): %s", len + GUARD, strerror(errno));
-	return 0;
+	return buf_reg_in(b, &devs[1], pd, len, len + GUARD, access);
 }
 
 static int srq_recv(struct ibv_srq *srq, uint64_t wr_id, const struct buf *b, size_t len)
