@@ -292,6 +292,27 @@ test_netdev_delete() {
 	sroce_check_no_objects
 }
 
+# The NIC under a device that shares its parent (topo_nic) unplugged:
+# the PCI device removed, which takes the virtio device, the netdev and
+# the RDMA device with it, while a process holds the device; the device
+# goes (the holder sees DEVICE_FATAL), nothing is left, no WARN (the
+# guest panics on one).  A rescan brings the NIC back.
+test_nic_hot_remove() {
+	local pci
+	topo_nic
+	[ "$(readlink -f /sys/class/infiniband/sroce0/device)" = "$(readlink -f /sys/class/net/eth0/device)" ] ||
+		fail "sroce0's parent is not eth0's"
+	pci=$(readlink -f /sys/class/net/eth0/device/..)
+	[ -e "$pci/remove" ] || fail "eth0's device has no PCI parent to remove ($pci)"
+	start_holder sroce0
+	echo 1 >"$pci/remove"
+	wait_for 30 no_sroce_links
+	stop_holder
+	sroce_check_no_objects
+	echo 1 >/sys/bus/pci/rescan
+	wait_for 30 test -e /sys/class/net/eth0
+}
+
 test_netns_move() {
 	topo_loopback
 	run ip netns add sroce-h1
