@@ -33,6 +33,9 @@ enum sroce_comp_verdict {
 	SROCE_COMP_FAIL,	/* the QP failed (sroce_qp_fail_wqe()) */
 	SROCE_COMP_DUP,		/* for a PSN already acknowledged: dropped */
 	SROCE_COMP_DROP,	/* a response nothing explains: dropped */
+	SROCE_COMP_FAULT,	/* for memory being faulted in: dropped, and
+				 * the requester goes back to it (odp.c)
+				 */
 };
 
 /*
@@ -450,6 +453,24 @@ static bool sroce_comp_read_shape_ok(struct sroce_qp *qp,
 }
 
 /*
+ * A response whose data would land in on-demand memory of ours that is
+ * not there (a fault is queued): as if it were lost, the requester goes
+ * back to it, and sends the request again once the memory is there
+ * (sroce_sge_prepare()).  Not the network's doing: no retry is spent.
+ */
+static enum sroce_comp_verdict sroce_comp_fault(struct sroce_qp *qp, u32 psn)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	if (!qp->comp.went_back) {
+		qp->comp.went_back = true;
+		qp->req.retry = true;
+		qp->req.retry_psn = psn;
+		qp->req.retry_why = SROCE_RETRY_PAGE_FAULT;
+	}
+	return SROCE_COMP_FAULT;
+}
+
+/*
  * The data of @w's response at @psn lands in @w's SGEs from @offset; its
  * last response completes @w.
  */
@@ -457,10 +478,14 @@ static enum sroce_comp_verdict
 sroce_comp_rd_atomic_data(struct sroce_qp *qp, struct sroce_swqe *w, u32 psn,
 			  u32 offset, void *data, u32 len)
 {
+	int err;
+
 	/* @w's slot number, like its index, names its slot. */
-	if (sroce_sge_copy(qp, qp->ibqp.pd, sroce_sq_sges(qp, w - qp->sq.wqe),
-			   w->num_sge,
-			   offset, data, len, SROCE_TO_MR))
+	err = sroce_sge_copy(qp, qp->ibqp.pd, sroce_sq_sges(qp, w - qp->sq.wqe),
+			     w->num_sge, offset, data, len, SROCE_TO_MR);
+	if (err == -EAGAIN)
+		return sroce_comp_fault(qp, psn);
+	if (err)
 		return sroce_comp_remote_error(qp, w, IB_WC_LOC_PROT_ERR);
 	if (psn == w->last_psn) {
 		w->state = SROCE_WQE_DONE;
@@ -531,6 +556,15 @@ static void sroce_comp_finish(struct sroce_qp *qp, enum sroce_comp_verdict v)
 		sroce_qp_sched_req(qp);
 }
 
+static enum sroce_counter sroce_comp_drop_counter(enum sroce_comp_verdict v)
+{
+	if (v == SROCE_COMP_DUP)
+		return SROCE_CNT_RX_DUP_RESP;
+	if (v == SROCE_COMP_FAULT)
+		return SROCE_CNT_RX_DROP_PAGE_FAULT;
+	return SROCE_CNT_RX_DROP_RESP;
+}
+
 /**
  * sroce_comp_rcv() - a response for an RC or XRC initiator QP's requester
  * @pkt: the packet, validated by rx.c
@@ -557,10 +591,10 @@ void sroce_comp_rcv(struct sroce_pkt *pkt)
 	}
 	sroce_count(pkt->sdev, SROCE_CNT_RX_RC_UC_PACKETS);
 	v = sroce_comp_dispatch(qp, pkt);
-	if (v == SROCE_COMP_DUP || v == SROCE_COMP_DROP) {
-		sroce_drop_pkt(pkt, v == SROCE_COMP_DUP ? SROCE_CNT_RX_DUP_RESP :
-							  SROCE_CNT_RX_DROP_RESP);
-		v = SROCE_COMP_NOTHING;
+	if (v == SROCE_COMP_DUP || v == SROCE_COMP_DROP ||
+	    v == SROCE_COMP_FAULT) {
+		sroce_drop_pkt(pkt, sroce_comp_drop_counter(v));
+		v = v == SROCE_COMP_FAULT ? SROCE_COMP_KICK : SROCE_COMP_NOTHING;
 	}
 	/* Wake the requester only if it waits for us. */
 	if (v == SROCE_COMP_KICK && !qp->req.stalled && !qp->req.retry)
@@ -587,10 +621,11 @@ static enum sroce_comp_verdict sroce_comp_timeout_locked(struct sroce_qp *qp)
 	/*
 	 * A go-back the requester has not started yet (it had no CPU: a
 	 * stalled guest's clock jumps, and timeouts would spend retry_cnt
-	 * before anything was sent again): not the responder's silence, no
-	 * retry spent.
+	 * before anything was sent again), or a requester waiting for a page
+	 * fault of its own memory: not the responder's silence, no retry
+	 * spent.
 	 */
-	if (qp->req.retry) {
+	if (qp->req.retry || qp->req.faulting) {
 		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
 		return SROCE_COMP_NOTHING;
 	}

@@ -96,6 +96,16 @@ struct sroce_dev;
  * cq_overflows: completions lost because their CQ was full (or its
  *	process had published an impossible consumer index); the first
  *	raises IB_EVENT_CQ_ERR and fails the QPs feeding the CQ
+ * rx_drop_page_fault: dropped, UC or UD message, or READ or atomic
+ *	response, for on-demand memory not present (odp.c); a fault is
+ *	queued.  An RC request for such memory is RNR-NAKed (rnr_naks_sent)
+ * odp_faults: page faults resolved for on-demand regions (each may bring
+ *	in many pages)
+ * odp_fault_errors: page faults that failed (memory the process does not
+ *	have, or cannot give with the access asked): the access waiting for
+ *	one completes in error
+ * odp_invalidations: invalidations (the process unmapped, or the kernel
+ *	moved, memory of an on-demand region) that took pages away
  *
  * Every packet sroce drops is counted where it is dropped: in an rx_drop_*
  * counter, rx_dup_resp, or, for an RC request it refuses with a NAK, in
@@ -126,6 +136,7 @@ struct sroce_dev;
 	SROCE_COUNTER(REJECTED_READ_REPLAYS, rejected_read_replays)	\
 	SROCE_COUNTER(RX_DROP_MCAST, rx_drop_mcast)			\
 	SROCE_COUNTER(RX_DROP_SEQ, rx_drop_seq)				\
+	SROCE_COUNTER(RX_DROP_PAGE_FAULT, rx_drop_page_fault)		\
 	SROCE_COUNTER(RP_CNP_IGNORED, rp_cnp_ignored)			\
 	SROCE_COUNTER(RP_CNP_HANDLED, rp_cnp_handled)			\
 	SROCE_COUNTER(RP_RATE_CUTS, rp_rate_cuts)			\
@@ -144,7 +155,10 @@ struct sroce_dev;
 	SROCE_COUNTER(ERR_NAKS_SENT, err_naks_sent)			\
 	SROCE_COUNTER(ERR_NAKS_RCVD, err_naks_rcvd)			\
 	SROCE_COUNTER(LINK_DOWNED, link_downed)				\
-	SROCE_COUNTER(CQ_OVERFLOWS, cq_overflows))
+	SROCE_COUNTER(CQ_OVERFLOWS, cq_overflows)			\
+	SROCE_COUNTER(ODP_FAULTS, odp_faults)				\
+	SROCE_COUNTER(ODP_FAULT_ERRORS, odp_fault_errors)		\
+	SROCE_COUNTER(ODP_INVALIDATIONS, odp_invalidations))
 
 /* The entries of a parenthesised list such as SROCE_COUNTERS. */
 #define SROCE_UNPAREN(...) __VA_ARGS__

@@ -244,6 +244,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 
 	.alloc_dm = sroce_alloc_dm,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.advise_mr = sroce_advise_mr,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
@@ -316,6 +317,25 @@ static u32 sroce_qpn_last(void)
 }
 
 /* The limits sroce enforces, and what it can do. */
+/*
+ * On-demand paging (odp.c): explicit and implicit regions.  RC and XRC
+ * wait for a missing page with an RNR NAK, so every operation may use one;
+ * UC and UD lose a message that arrives for one, so they announce only
+ * sending from one (as hardware does for UD).
+ */
+static void sroce_dev_init_odp_caps(struct ib_odp_caps *caps)
+{
+	u32 rc = IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV |
+		 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ |
+		 IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV;
+
+	caps->general_caps = IB_ODP_SUPPORT | IB_ODP_SUPPORT_IMPLICIT;
+	caps->per_transport_caps.rc_odp_caps = rc;
+	caps->per_transport_caps.xrc_odp_caps = rc & ~IB_ODP_SUPPORT_RECV;
+	caps->per_transport_caps.uc_odp_caps = IB_ODP_SUPPORT_SEND;
+	caps->per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+}
+
 static void sroce_dev_init_attr(struct sroce_dev *sdev)
 {
 	/* The numbers from SROCE_QPN_MIN on, and the GSI QP's. */
@@ -340,7 +360,9 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_XRC |
 				 SROCE_DEVICE_ATOMIC_WRITE;
-	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY |
+				 IBK_ON_DEMAND_PAGING;
+	sroce_dev_init_odp_caps(&attr->odp_caps);
 	/* User CQs' completion timestamps (SROCE_CQ_TIMESTAMPS). */
 	attr->timestamp_mask = U64_MAX;
 	attr->hca_core_clock = SROCE_CLOCK_KHZ;

@@ -133,6 +133,7 @@ static int sroce_mr_copy_fr(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 
 /**
  * sroce_mr_copy() - move data into or out of a region
+ * @qp: the QP the copy is for (an on-demand region queues a fault there)
  * @mr: the region; the caller checked the range with sroce_mr_check()
  * @iova: the first address
  * @buf: kernel buffer
@@ -141,15 +142,19 @@ static int sroce_mr_copy_fr(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
  *
  * Context: Any context.
  * Return: 0; for a fast-registration region -EACCES if it has been
- * invalidated since the check, -ERANGE if its mapping has no such page.
+ * invalidated since the check, -ERANGE if its mapping has no such page;
+ * for an on-demand region -EAGAIN while a page is being faulted in,
+ * -EFAULT where the process has no memory (sroce_odp_copy()).
  */
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  enum sroce_copy_dir dir)
+int sroce_mr_copy(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+		  void *buf, u32 len, enum sroce_copy_dir dir)
 {
 	if (!len)
 		return 0;
 	if (mr->type == SROCE_MR_FAST_REG)
 		return sroce_mr_copy_fr(mr, iova, buf, len, dir);
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_odp_copy(qp, mr, iova, buf, len, dir);
 	if (mr->type == SROCE_MR_DMA)
 		sroce_copy_chunk((void *)(uintptr_t)iova, buf, len, dir);
 	else if (mr->type == SROCE_MR_DM)
@@ -159,9 +164,17 @@ int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 	return 0;
 }
 
-/* @op on the aligned word at @p; returns what was there (0: a write). */
-static u64 sroce_atomic_do(u64 *p, enum sroce_atomic_op op, u64 compare_add,
-			   u64 swap)
+/**
+ * sroce_atomic_do() - an atomic operation on an aligned word
+ * @p: the word
+ * @op: which operation
+ * @compare_add: the compare value, or the addend
+ * @swap: the swap value, or the value an atomic write stores
+ *
+ * Context: Any context.
+ * Return: what was there (0 for an atomic write).
+ */
+u64 sroce_atomic_do(u64 *p, enum sroce_atomic_op op, u64 compare_add, u64 swap)
 {
 	switch (op) {
 	case SROCE_ATOMIC_CMP_SWAP:
@@ -176,6 +189,7 @@ static u64 sroce_atomic_do(u64 *p, enum sroce_atomic_op op, u64 compare_add,
 
 /**
  * sroce_mr_atomic() - an atomic operation on a region's memory
+ * @qp: the QP it is for (an on-demand region queues a fault there)
  * @mr: the region; the caller checked the 8 bytes with sroce_mr_check()
  * @iova: the 8-byte aligned address
  * @op: which operation
@@ -191,10 +205,11 @@ static u64 sroce_atomic_do(u64 *p, enum sroce_atomic_op op, u64 compare_add,
  * Context: Any context.
  * Return: 0, -EINVAL for an unaligned address; for a fast-registration
  * region -EACCES if it has been invalidated since the check, -ERANGE
- * outside its mapping.
+ * outside its mapping; for an on-demand region as sroce_mr_copy().
  */
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
-		    u64 compare_add, u64 swap, u64 *orig)
+int sroce_mr_atomic(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+		    enum sroce_atomic_op op, u64 compare_add, u64 swap,
+		    u64 *orig)
 {
 	u64 off = iova - mr->iova + mr->page_offset;
 	unsigned long flags;
@@ -205,6 +220,9 @@ int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
 
 	if (iova & 7)
 		return -EINVAL;
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_odp_atomic(qp, mr, iova, op, compare_add, swap,
+					orig);
 	if (mr->type == SROCE_MR_FAST_REG) {
 		/* As sroce_mr_copy_fr(): not after an invalidation. */
 		spin_lock_irqsave(&mr->lock, flags);
@@ -253,7 +271,7 @@ static int sroce_sge_copy_one(struct sroce_qp *qp, struct ib_pd *pd,
 		return -EINVAL;
 	err = sroce_mr_check(mr, pd, sge->addr + off, len, access);
 	if (!err)
-		err = sroce_mr_copy(mr, sge->addr + off, buf, len, dir);
+		err = sroce_mr_copy(qp, mr, sge->addr + off, buf, len, dir);
 	sroce_mr_put(mr);
 	return err;
 }
@@ -276,7 +294,8 @@ static int sroce_sge_copy_one(struct sroce_qp *qp, struct ib_pd *pd,
  *
  * Context: Any context.
  * Return: 0, -EINVAL for a bad key, -EACCES or -ERANGE for a violation,
- * -EMSGSIZE if the list is shorter than @offset + @len.
+ * -EMSGSIZE if the list is shorter than @offset + @len; -EAGAIN or -EFAULT
+ * for on-demand memory (sroce_mr_copy()).
  */
 int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
@@ -300,4 +319,47 @@ int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
 		offset = 0;
 	}
 	return len ? -EMSGSIZE : 0;
+}
+
+/**
+ * sroce_sge_prepare() - make sure on-demand memory in a list is present
+ *	before an answer is asked to land there
+ * @qp: the QP whose READ or atomic the list belongs to
+ * @sge: the list
+ * @num_sge: entries in @sge
+ * @offset: bytes of the list to skip first
+ * @len: bytes from there
+ *
+ * Only on-demand regions are looked at (a key that fails its checks fails
+ * when the answer is copied).
+ *
+ * Context: Any context.
+ * Return: 0, or -EAGAIN or -EFAULT as sroce_odp_prepare().
+ */
+int sroce_sge_prepare(struct sroce_qp *qp, const struct sroce_sge *sge,
+		      u32 num_sge, u32 offset, u32 len)
+{
+	struct sroce_mr *mr;
+	u32 i, chunk;
+	int err = 0;
+
+	for (i = 0; i < num_sge && len && !err; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		chunk = min(len, sge[i].length - offset);
+		mr = sge[i].lkey == SROCE_LOCAL_DMA_LKEY ? NULL :
+		     sroce_mr_get(sroce_qp_dev(qp), sge[i].lkey);
+		if (mr && mr->type == SROCE_MR_ODP &&
+		    !sroce_mr_check(mr, qp->ibqp.pd, sge[i].addr + offset,
+				    chunk, IB_ACCESS_LOCAL_WRITE))
+			err = sroce_odp_prepare(qp, mr, sge[i].addr + offset,
+						chunk);
+		if (mr)
+			sroce_mr_put(mr);
+		len -= chunk;
+		offset = 0;
+	}
+	return err;
 }

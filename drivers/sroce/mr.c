@@ -110,28 +110,41 @@ static int sroce_mr_pin(struct sroce_mr *mr, struct ib_device *ibdev,
 	return 0;
 }
 
+/* Give back what a user region holds: pinned pages, or on-demand memory. */
 static void sroce_mr_unpin(struct sroce_mr *mr)
 {
+	if (mr->type == SROCE_MR_ODP) {
+		sroce_odp_mr_release(mr);
+		return;
+	}
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 }
 
-/* A user region over pinned memory, not yet published. */
+/*
+ * A user region, not yet published: over pinned memory, or with
+ * IB_ACCESS_ON_DEMAND over memory paged in as accesses need it (odp.c;
+ * address 0 and length U64_MAX: the whole address space).
+ */
 static struct sroce_mr *sroce_user_mr_build(struct ib_pd *ibpd, u64 start,
 					    u64 length, u64 iova, int access)
 {
+	bool odp = access & IB_ACCESS_ON_DEMAND;
 	struct sroce_mr *mr;
 	int err;
 
-	if (!length || iova + length < iova)
+	if (!length || (iova + length < iova && !(odp && length == U64_MAX)))
 		return ERR_PTR(-EINVAL);
 	mr = sroce_mr_alloc(ibpd, access);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->type = SROCE_MR_USER;
+	mr->type = odp ? SROCE_MR_ODP : SROCE_MR_USER;
 	mr->iova = iova;
 	mr->length = length;
-	err = sroce_mr_pin(mr, ibpd->device, start, length, access);
+	if (odp)
+		err = sroce_odp_mr_init(mr, ibpd->device, start, access);
+	else
+		err = sroce_mr_pin(mr, ibpd->device, start, length, access);
 	if (err) {
 		kfree(mr);
 		return ERR_PTR(err);
@@ -147,6 +160,10 @@ static struct sroce_mr *sroce_user_mr_build(struct ib_pd *ibpd, u64 start,
  * @iova: the address the region is known by (often @start)
  * @access: IB_ACCESS_* flags, already checked by the core
  * @udata: no driver data
+ *
+ * With IB_ACCESS_ON_DEMAND nothing is pinned (odp.c); with it, address 0
+ * and length U64_MAX register the whole address space (implicit on-demand
+ * paging).
  *
  * Context: Process context. May sleep.
  * Return: the region, or an ERR_PTR (-EFAULT for memory that cannot be
@@ -301,7 +318,7 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		sroce_pool_remove(&sdev->mr_pool, mr->key >> 8);
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
-	if (mr->type == SROCE_MR_USER)
+	if (mr->type == SROCE_MR_USER || mr->type == SROCE_MR_ODP)
 		sroce_mr_unpin(mr);
 	else if (mr->type == SROCE_MR_DM)
 		sroce_dm_map_put(mr->dm_map);
@@ -613,6 +630,8 @@ static void sroce_mr_res_snapshot(struct sroce_mr *mr, struct sroce_mr_res *r)
 		r->pages = mr->fr_npages;
 	else if (mr->type == SROCE_MR_DM)
 		r->pages = mr->dm_map->num_pages;
+	else if (mr->type == SROCE_MR_ODP)
+		r->pages = sroce_odp_mapped_pages(mr);
 	else
 		r->pages = mr->npages;
 	r->fr_max = mr->fr_max;
@@ -638,6 +657,8 @@ static const char *sroce_mr_type_name(enum sroce_mr_type type)
 		return "user";
 	case SROCE_MR_DM:
 		return "dm";
+	case SROCE_MR_ODP:
+		return "odp";
 	default:
 		return "fast_reg";
 	}
@@ -651,7 +672,8 @@ static const char *sroce_mr_type_name(enum sroce_mr_type type)
  * For "rdma res show mr -dd", beside what the core shows (its length, and
  * its keys to CAP_NET_ADMIN): the kind of region (dma: all kernel memory;
  * user: pinned user pages; fast_reg: registered by IB_WR_REG_MR; dm:
- * device memory, whose pages it counts), the
+ * device memory, whose pages it counts; odp: user memory paged in on
+ * demand, whose pages present now it counts), the
  * first address (to CAP_NET_ADMIN only, like the keys: a kernel region's
  * is a kernel address, a user region's tells another process's layout)
  * and the length it covers now (a fast-registration

@@ -193,7 +193,7 @@ static struct sroce_mr *sroce_mw_bind_mr(struct sroce_qp *qp,
 	mr = sroce_mr_get(sroce_qp_dev(qp), w->bind.mr_lkey);
 	if (!mr)
 		return NULL;
-	if (mr->type != SROCE_MR_USER ||
+	if ((mr->type != SROCE_MR_USER && mr->type != SROCE_MR_ODP) ||
 	    sroce_mr_check(mr, qp->ibqp.pd, w->bind.addr, w->bind.length,
 			   need) || !sroce_mr_bind_get(mr)) {
 		sroce_mr_put(mr);

@@ -218,6 +218,21 @@ struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp)
 }
 
 /**
+ * sroce_resp_unnew_res() - give back the resource sroce_resp_new_res()
+ *	just returned, unused: its request did not execute (odp.c's faults)
+ * @qp: the RC QP
+ *
+ * Context: Softirq, or BH disabled. Caller holds qp->resp.lock.
+ */
+void sroce_resp_unnew_res(struct sroce_qp *qp)
+{
+	u32 n = qp->resp.num_res;
+
+	lockdep_assert_held(&qp->resp.lock);
+	qp->resp.res_next = (qp->resp.res_next + n - 1) % n;
+}
+
+/**
  * sroce_resp_queue_res() - owe @res's answer
  * @qp: the RC QP
  * @res: one of its resources, its answer set up
@@ -303,7 +318,11 @@ static u8 sroce_resp_read_opcode(const struct sroce_qp *qp,
 	return sroce_qp_transport(qp) | op;
 }
 
-/* The next packet of a READ response; NULL when out of memory. */
+/*
+ * The next packet of a READ response; NULL when out of memory, an
+ * ERR_PTR: -EAGAIN while its on-demand memory is being faulted in,
+ * -EACCES when the memory went away.
+ */
 static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 					   struct sroce_resp_res *res)
 {
@@ -333,23 +352,24 @@ static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 	} else if (paylen) {
 		mr = sroce_rkey_get(qp, res->rkey, res->va, paylen,
 				    IB_ACCESS_REMOTE_READ);
-		err = mr ? sroce_mr_copy(mr, res->va, payload, paylen,
+		err = mr ? sroce_mr_copy(qp, mr, res->va, payload, paylen,
 					 SROCE_FROM_MR) : -EACCES;
 		if (mr)
 			sroce_mr_put(mr);
 		sroce_xrc_resp_release(qp);
 	}
 	if (err) {
-		/* The memory went away under the READ. */
+		/* Being faulted in, or the memory went away under the READ. */
 		kfree_skb(skb);
-		return ERR_PTR(-EACCES);
+		return ERR_PTR(err == -EAGAIN ? -EAGAIN : -EACCES);
 	}
 	return skb;
 }
 
 /*
- * The next packet of @res's READ answer; NULL when out of memory, or when
- * the answer is given up (*@stale).  Memory that went away under a first
+ * The next packet of @res's READ answer; NULL when out of memory, while
+ * its on-demand memory is faulted in (odp.c), or when the answer is given
+ * up (*@stale).  Memory that went away under a first
  * answer fails the QP with a remote access NAK.  Under a replay it does
  * not: its owner deregistered or invalidated it after the first answer,
  * on its peer's word that the READ was over, so the duplicate is a stale
@@ -364,6 +384,9 @@ static struct sk_buff *sroce_resp_read_next(struct sroce_qp *qp,
 	struct sk_buff *skb = sroce_resp_read_skb(qp, res);
 
 	*stale = false;
+	/* The fault's work sends the rest once the memory is there. */
+	if (PTR_ERR(skb) == -EAGAIN)
+		return NULL;
 	if (IS_ERR(skb) && res->replay) {
 		sroce_resp_res_sent(qp, res);
 		sroce_drop(sroce_qp_dev(qp), qp->ibqp.qp_num, res->cur_psn,

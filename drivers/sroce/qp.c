@@ -179,6 +179,7 @@ static void sroce_qp_init_fields(struct sroce_qp *qp,
 	qp->pmtu = 256;
 	INIT_WORK(&qp->req_work, sroce_req_work);
 	INIT_WORK(&qp->resp.work, sroce_resp_work);
+	INIT_WORK(&qp->fault.work, sroce_odp_fault_work);
 	timer_setup(&qp->retrans_timer, sroce_comp_retrans_timer, 0);
 	timer_setup(&qp->rnr_timer, sroce_comp_rnr_timer, 0);
 	sroce_cc_qp_init(qp);
@@ -555,6 +556,7 @@ static void sroce_qp_make_dead(struct sroce_qp *qp)
 		sroce_qp_put(qp);
 	if (cancel_work_sync(&qp->resp.work))
 		sroce_qp_put(qp);
+	sroce_odp_fault_cancel(qp);
 }
 
 /**

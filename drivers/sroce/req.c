@@ -33,6 +33,7 @@ enum sroce_req_step {
 	SROCE_REQ_IDLE,		/* nothing to send */
 	SROCE_REQ_STALLED,	/* waiting for the completer */
 	SROCE_REQ_PACED,	/* waiting for the pacer (cc.c) */
+	SROCE_REQ_FAULTING,	/* waiting for a page fault (odp.c) */
 	SROCE_REQ_FAILED,	/* the QP failed */
 };
 
@@ -193,6 +194,7 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 	bool first = !offset, last, ackreq;
 	void *hdrs, *payload;
 	u8 opcode;
+	int err;
 
 	if (ud) {
 		/* A UD message is one packet of at most the port's MTU. */
@@ -218,10 +220,13 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 				   &hdrs, &payload);
 	if (!out->skb)
 		return SROCE_REQ_STALLED;
-	if (sroce_req_copy_payload(qp, qp->req.idx, w, offset, payload,
-				   paylen)) {
+	err = sroce_req_copy_payload(qp, qp->req.idx, w, offset, payload,
+				     paylen);
+	if (err) {
 		kfree_skb(out->skb);
 		out->skb = NULL;
+		if (err == -EAGAIN)
+			return SROCE_REQ_FAULTING;
 		return sroce_req_fail(qp, w, IB_WC_LOC_PROT_ERR);
 	}
 	sroce_req_fill_hdrs(qp, w, opcode, hdrs);
@@ -244,6 +249,27 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 	return SROCE_REQ_PACKET;
 }
 
+/*
+ * Before a READ or atomic asks for an answer: on-demand memory of ours the
+ * answer lands in (@len bytes of @w's list from @offset) is made present
+ * first, so that the answer does not come back to missing pages.
+ * Return: SROCE_REQ_PACKET to go on, or the step to end with.
+ */
+static enum sroce_req_step sroce_req_prepare(struct sroce_qp *qp,
+					     struct sroce_swqe *w, u32 offset,
+					     u32 len)
+{
+	int err;
+
+	err = sroce_sge_prepare(qp, sroce_sq_sges(qp, qp->req.idx),
+				w->num_sge, offset, len);
+	if (err == -EAGAIN)
+		return SROCE_REQ_FAULTING;
+	if (err)
+		return sroce_req_fail(qp, w, IB_WC_LOC_PROT_ERR);
+	return SROCE_REQ_PACKET;
+}
+
 /* A READ request for what is left of @w from req.offset. */
 static enum sroce_req_step sroce_req_read(struct sroce_qp *qp,
 					  struct sroce_swqe *w,
@@ -251,10 +277,14 @@ static enum sroce_req_step sroce_req_read(struct sroce_qp *qp,
 {
 	u8 opcode = sroce_qp_transport(qp) | SROCE_OP_READ_REQ;
 	u32 offset = qp->req.offset, left = w->length - offset;
+	enum sroce_req_step step;
 	struct sroce_reth *reth;
 	void *hdrs, *payload;
 	u32 npkts;
 
+	step = sroce_req_prepare(qp, w, offset, left);
+	if (step != SROCE_REQ_PACKET)
+		return step;
 	out->skb = sroce_req_alloc(qp, w, opcode, 0, qp->dest_qpn, true, false,
 				   &hdrs, &payload);
 	if (!out->skb)
@@ -307,9 +337,13 @@ static enum sroce_req_step sroce_req_atomic(struct sroce_qp *qp,
 	u8 opcode = sroce_qp_transport(qp) |
 		    (w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ? SROCE_OP_CMP_SWAP :
 							    SROCE_OP_FETCH_ADD);
+	enum sroce_req_step step;
 	struct sroce_atmeth *atm;
 	void *hdrs, *payload;
 
+	step = sroce_req_prepare(qp, w, 0, sizeof(u64));
+	if (step != SROCE_REQ_PACKET)
+		return step;
 	out->skb = sroce_req_alloc(qp, w, opcode, 0, qp->dest_qpn, true, false,
 				   &hdrs, &payload);
 	if (!out->skb)
@@ -550,6 +584,7 @@ static enum sroce_req_step sroce_req_once(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	step = sroce_req_step(qp, &out);
 	qp->req.stalled = step == SROCE_REQ_STALLED;
+	qp->req.faulting = step == SROCE_REQ_FAULTING;
 	if (out.skb) {
 		sroce_req_arm_timer(qp);
 		sroce_cc_sent(qp, out.skb->len);

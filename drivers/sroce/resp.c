@@ -48,6 +48,9 @@ enum sroce_resp_verdict {
 	SROCE_RESP_NAK_ACCESS,	/* NAK remote access error, QP fails */
 	SROCE_RESP_NAK_OP,	/* NAK remote operational error, QP fails */
 	SROCE_RESP_DROP,	/* silently dropped (UC, UD) */
+	SROCE_RESP_PAGE_FAULT,	/* on-demand memory not present: RNR NAK (RC),
+				 * dropped (UC); a fault is queued (odp.c)
+				 */
 };
 
 static u8 sroce_resp_op(const struct sroce_pkt *pkt)
@@ -202,6 +205,7 @@ static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 {
 	struct sroce_resp *resp = &qp->resp;
 	enum sroce_resp_verdict v;
+	int err;
 
 	v = sroce_resp_need_wqe(qp);
 	if (v != SROCE_RESP_DONE)
@@ -210,9 +214,12 @@ static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 		sroce_resp_fail_recv(qp, IB_WC_LOC_LEN_ERR);
 		return SROCE_RESP_NAK_INVALID;
 	}
-	if (sroce_sge_copy(qp, resp->pd, resp->wqe.sge, resp->wqe.num_sge,
-			   resp->offset, pkt->payload, pkt->paylen,
-			   SROCE_TO_MR)) {
+	err = sroce_sge_copy(qp, resp->pd, resp->wqe.sge, resp->wqe.num_sge,
+			     resp->offset, pkt->payload, pkt->paylen,
+			     SROCE_TO_MR);
+	if (err == -EAGAIN)
+		return SROCE_RESP_PAGE_FAULT;
+	if (err) {
 		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
 		return SROCE_RESP_NAK_OP;
 	}
@@ -270,9 +277,11 @@ static enum sroce_resp_verdict sroce_resp_write_data(struct sroce_qp *qp,
 			    IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	err = sroce_mr_copy(mr, resp->write_va, pkt->payload, pkt->paylen,
+	err = sroce_mr_copy(qp, mr, resp->write_va, pkt->payload, pkt->paylen,
 			    SROCE_TO_MR);
 	sroce_mr_put(mr);
+	if (err == -EAGAIN)
+		return SROCE_RESP_PAGE_FAULT;
 	if (err)
 		return SROCE_RESP_NAK_ACCESS;
 	resp->write_va += pkt->paylen;
@@ -369,6 +378,21 @@ static enum sroce_resp_verdict sroce_resp_read(struct sroce_qp *qp,
 	return SROCE_RESP_DONE;
 }
 
+/*
+ * An atomic (or ATOMIC WRITE) that did not execute: NAKed, or for memory
+ * being faulted in RNR-NAKed, and sent again; its resource is given back
+ * then, so that the one it took stays the newest but one.
+ */
+static enum sroce_resp_verdict sroce_resp_atomic_err(struct sroce_qp *qp,
+						     int err)
+{
+	if (err == -EAGAIN) {
+		sroce_resp_unnew_res(qp);
+		return SROCE_RESP_PAGE_FAULT;
+	}
+	return err == -EINVAL ? SROCE_RESP_NAK_INVALID : SROCE_RESP_NAK_ACCESS;
+}
+
 static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 						 struct sroce_pkt *pkt,
 						 struct sk_buff_head *out)
@@ -393,7 +417,7 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 	mr = sroce_rkey_get(qp, rkey, va, sizeof(u64), IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	err = sroce_mr_atomic(mr, va,
+	err = sroce_mr_atomic(qp, mr, va,
 			      sroce_resp_op(pkt) == SROCE_OP_CMP_SWAP ?
 			      SROCE_ATOMIC_CMP_SWAP : SROCE_ATOMIC_FETCH_ADD,
 			      be64_to_cpu(sroce_resp_op(pkt) == SROCE_OP_CMP_SWAP ?
@@ -401,8 +425,7 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 			      be64_to_cpu(atm->swap_add), &orig);
 	sroce_mr_put(mr);
 	if (err)
-		return err == -EINVAL ? SROCE_RESP_NAK_INVALID :
-					SROCE_RESP_NAK_ACCESS;
+		return sroce_resp_atomic_err(qp, err);
 	res->type = SROCE_RES_ATOMIC;
 	res->first_psn = pkt->psn;
 	res->last_psn = pkt->psn;
@@ -451,11 +474,10 @@ static enum sroce_resp_verdict sroce_resp_atomic_write(struct sroce_qp *qp,
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
 	memcpy(&val, pkt->payload, sizeof(val));
-	err = sroce_mr_atomic(mr, va, SROCE_ATOMIC_WRITE, 0, val, &orig);
+	err = sroce_mr_atomic(qp, mr, va, SROCE_ATOMIC_WRITE, 0, val, &orig);
 	sroce_mr_put(mr);
 	if (err)
-		return err == -EINVAL ? SROCE_RESP_NAK_INVALID :
-					SROCE_RESP_NAK_ACCESS;
+		return sroce_resp_atomic_err(qp, err);
 	res->type = SROCE_RES_ATOMIC_WRITE;
 	res->first_psn = pkt->psn;
 	res->last_psn = pkt->psn;
@@ -678,7 +700,7 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	v = sroce_resp_execute(qp, pkt, out);
 	if (v == SROCE_RESP_DONE)
 		return sroce_resp_advance(qp, pkt, out);
-	if (v == SROCE_RESP_RNR) {
+	if (v == SROCE_RESP_RNR || v == SROCE_RESP_PAGE_FAULT) {
 		syndrome = SROCE_AETH_RNR_NAK | READ_ONCE(qp->min_rnr_timer);
 		sroce_resp_nak_sent(qp, syndrome, pkt->psn);
 		sroce_resp_ack(qp, syndrome, pkt->psn, out);
@@ -687,6 +709,15 @@ static void sroce_resp_rc(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		return;
 	}
 	sroce_resp_nak(qp, v, pkt->psn, out);
+}
+
+static enum sroce_counter sroce_resp_uc_drop_counter(enum sroce_resp_verdict v)
+{
+	if (v == SROCE_RESP_RNR)
+		return SROCE_CNT_RX_DROP_NO_RECV;
+	if (v == SROCE_RESP_PAGE_FAULT)
+		return SROCE_CNT_RX_DROP_PAGE_FAULT;
+	return SROCE_CNT_RX_DROP_UC;
 }
 
 /* UC: no ACKs; a lost packet loses its message, nothing else. */
@@ -715,8 +746,7 @@ static void sroce_resp_uc(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		return;
 	}
 	/* Nothing is NAKed on UC: the message is dropped, the WQE kept. */
-	sroce_drop_pkt(pkt, v == SROCE_RESP_RNR ? SROCE_CNT_RX_DROP_NO_RECV :
-						  SROCE_CNT_RX_DROP_UC);
+	sroce_drop_pkt(pkt, sroce_resp_uc_drop_counter(v));
 	resp->last_opcode = SROCE_NO_OPCODE;
 	resp->offset = 0;
 }
@@ -786,6 +816,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 	const struct sroce_deth *deth = sroce_pkt_deth(pkt);
 	enum sroce_rq_taken taken;
 	u8 grh[SROCE_GRH_BYTES];
+	int err;
 
 	if (be32_to_cpu(deth->qkey) != READ_ONCE(qp->qkey)) {
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_QKEY);
@@ -796,20 +827,28 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_NO_RECV);
 		return;
 	}
-	sroce_count(pkt->sdev, SROCE_CNT_RX_UD_RECV);
 	if (taken == SROCE_RQ_BAD_WQE ||
 	    SROCE_GRH_BYTES + pkt->paylen > qp->resp.wqe.length) {
+		sroce_count(pkt->sdev, SROCE_CNT_RX_UD_RECV);
 		sroce_resp_fail_recv(qp, taken == SROCE_RQ_BAD_WQE ?
 				     IB_WC_LOC_QP_OP_ERR : IB_WC_LOC_LEN_ERR);
 		return;
 	}
 	sroce_resp_grh(pkt->skb, grh);
-	if (sroce_sge_copy(qp, qp->resp.pd, qp->resp.wqe.sge,
-			   qp->resp.wqe.num_sge, 0, grh, SROCE_GRH_BYTES,
-			   SROCE_TO_MR) ||
-	    sroce_sge_copy(qp, qp->resp.pd, qp->resp.wqe.sge,
-			   qp->resp.wqe.num_sge, SROCE_GRH_BYTES, pkt->payload,
-			   pkt->paylen, SROCE_TO_MR)) {
+	err = sroce_sge_copy(qp, qp->resp.pd, qp->resp.wqe.sge,
+			     qp->resp.wqe.num_sge, 0, grh, SROCE_GRH_BYTES,
+			     SROCE_TO_MR);
+	if (!err)
+		err = sroce_sge_copy(qp, qp->resp.pd, qp->resp.wqe.sge,
+				     qp->resp.wqe.num_sge, SROCE_GRH_BYTES,
+				     pkt->payload, pkt->paylen, SROCE_TO_MR);
+	/* On-demand memory being faulted in: the datagram is lost. */
+	if (err == -EAGAIN) {
+		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_PAGE_FAULT);
+		return;
+	}
+	sroce_count(pkt->sdev, SROCE_CNT_RX_UD_RECV);
+	if (err) {
 		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}

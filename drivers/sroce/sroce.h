@@ -32,6 +32,7 @@
 #include <linux/netdevice.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <net/dst_cache.h>
 #include <net/inet_ecn.h>
 #include <rdma/ib_verbs.h>
@@ -378,6 +379,7 @@ enum sroce_mr_type {
 	SROCE_MR_USER,		/* pinned user memory */
 	SROCE_MR_FAST_REG,	/* kernel pages, registered by IB_WR_REG_MR */
 	SROCE_MR_DM,		/* device memory (dm.c), zero-based */
+	SROCE_MR_ODP,		/* user memory paged in on demand (odp.c) */
 };
 
 /*
@@ -418,11 +420,22 @@ enum sroce_mr_type {
  * @dying: deregistration (or reregistration) has begun: no new binds
  * @replaced: reregistration published another region under the key; this
  *	one only waits for its references to go
+ * @odp: SROCE_MR_ODP: the on-demand umem, or an implicit region's root
+ * @odp_start: SROCE_MR_ODP: the user address of @iova (0: implicit)
+ * @odp_children: SROCE_MR_ODP, implicit: the child umems, by user address
+ *	>> SROCE_ODP_CHILD_SHIFT; added under @odp_grow, never removed
+ *	before deregistration, read under @lock
+ * @odp_grow: serialises adding children; process context
+ * @odp_bad_start: SROCE_MR_ODP: the start of the last range a fault
+ *	failed on (odp.c)
+ * @odp_bad_end: and its end; equal to @odp_bad_start: none
  * @lock: guards @mw_binds and @dying, and @key, @valid, @access, @iova and
  *	@length of a fast-registration region, which REG_MR and invalidations
  *	change on the data path; any context, irqsave; those fields of other
- *	regions never change after publication.  Nests inside
- *	struct sroce_mw's lock.
+ *	regions never change after publication.  For an on-demand region it
+ *	is held across every copy and atomic and around the unmapping of an
+ *	invalidation, and guards the bad range.  Nests inside
+ *	struct sroce_mw's lock and inside ib_core's umem_mutex.
  */
 struct sroce_mr {
 	struct ib_mr ibmr;
@@ -448,7 +461,32 @@ struct sroce_mr {
 	u32 mw_binds;
 	bool dying;
 	bool replaced;
-	spinlock_t lock; /* fast-registration state, binds; see above */
+	struct ib_umem_odp *odp;
+	u64 odp_start;
+	struct xarray odp_children;
+	struct mutex odp_grow; /* adding implicit children */
+	u64 odp_bad_start;
+	u64 odp_bad_end;
+	spinlock_t lock; /* fast-registration state, binds, ODP; see above */
+};
+
+/**
+ * struct sroce_odp_fault - the one page fault a QP may have queued (odp.c)
+ * @work: resolves it in process context; holds a QP reference
+ * @busy: bit 0: queued or running; taken by test_and_set_bit_lock(), so
+ *	the fields below are the taker's until it is cleared
+ * @mr: the region, referenced while queued
+ * @uva: the first user address missing
+ * @len: bytes from it
+ * @write: fault the pages in writable
+ */
+struct sroce_odp_fault {
+	struct work_struct work;
+	unsigned long busy;
+	struct sroce_mr *mr;
+	u64 uva;
+	u64 len;
+	bool write;
 };
 
 /**
@@ -627,6 +665,8 @@ struct sroce_sq {
  * @SROCE_RETRY_ACK_PAST_RD: an ACK past a READ or atomic whose responses
  *	have not all arrived: they were lost
  * @SROCE_RETRY_RNR: an RNR NAK; the resend waits for its timer
+ * @SROCE_RETRY_PAGE_FAULT: a READ or atomic response for memory of ours
+ *	that was not present (odp.c): sent again once it is; no retry spent
  */
 enum sroce_retry_why {
 	SROCE_RETRY_TIMEOUT,
@@ -634,6 +674,7 @@ enum sroce_retry_why {
 	SROCE_RETRY_GAP,
 	SROCE_RETRY_ACK_PAST_RD,
 	SROCE_RETRY_RNR,
+	SROCE_RETRY_PAGE_FAULT,
 };
 
 /**
@@ -652,6 +693,9 @@ enum sroce_retry_why {
  * @retry_why: enum sroce_retry_why, for the sroce_retransmit tracepoint
  * @stalled: the requester stopped for the completer (window, credits,
  *	fence, RNR wait), which must run it again when that changes
+ * @faulting: the requester stopped for a page fault of its own memory
+ *	(odp.c), which runs it again when resolved; the local ACK timeout
+ *	spends no retry meanwhile
  */
 struct sroce_req {
 	u32 idx;
@@ -664,6 +708,7 @@ struct sroce_req {
 	u32 retry_psn;
 	u8 retry_why;
 	bool stalled;
+	bool faulting;
 };
 
 /**
@@ -899,6 +944,7 @@ struct sroce_resp {
  * @rnr_timer: RNR NAK wait
  * @dst_cache: route to @av.daddr
  * @cc: the reaction point and pacer (cc.c)
+ * @fault: the page fault the QP waits for (odp.c)
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
@@ -942,6 +988,7 @@ struct sroce_qp {
 	struct timer_list rnr_timer;
 	struct dst_cache dst_cache;
 	struct sroce_qp_cc cc;
+	struct sroce_odp_fault fault;
 };
 
 /**
@@ -1263,8 +1310,8 @@ int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 /* mem.c */
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   u32 access);
-int sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		  enum sroce_copy_dir dir);
+int sroce_mr_copy(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+		  void *buf, u32 len, enum sroce_copy_dir dir);
 /* The operations sroce_mr_atomic() does. */
 enum sroce_atomic_op {
 	SROCE_ATOMIC_CMP_SWAP,
@@ -1272,11 +1319,38 @@ enum sroce_atomic_op {
 	SROCE_ATOMIC_WRITE,
 };
 
-int sroce_mr_atomic(struct sroce_mr *mr, u64 iova, enum sroce_atomic_op op,
-		    u64 compare_add, u64 swap, u64 *orig);
+u64 sroce_atomic_do(u64 *p, enum sroce_atomic_op op, u64 compare_add,
+		    u64 swap);
+int sroce_mr_atomic(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+		    enum sroce_atomic_op op, u64 compare_add, u64 swap,
+		    u64 *orig);
+int sroce_sge_prepare(struct sroce_qp *qp, const struct sroce_sge *sge,
+		      u32 num_sge, u32 offset, u32 len);
 int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
 		   void *buf, u32 len, enum sroce_copy_dir dir);
+
+/* odp.c */
+int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev,
+		      u64 start, int access);
+void sroce_odp_mr_release(struct sroce_mr *mr);
+u64 sroce_odp_mapped_pages(struct sroce_mr *mr);
+int sroce_odp_copy(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+		   void *buf, u32 len, enum sroce_copy_dir dir);
+int sroce_odp_atomic(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+		     enum sroce_atomic_op op, u64 compare_add, u64 swap,
+		     u64 *orig);
+int sroce_odp_prepare(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+		      u64 len);
+int sroce_odp_fault(struct sroce_mr *mr, u64 uva, u64 len, bool write,
+		    bool fault);
+void sroce_odp_fault_queue(struct sroce_qp *qp, struct sroce_mr *mr, u64 uva,
+			   u64 len, bool write);
+void sroce_odp_fault_work(struct work_struct *work);
+void sroce_odp_fault_cancel(struct sroce_qp *qp);
+int sroce_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		    u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		    struct uverbs_attr_bundle *attrs);
 
 /* mw.c */
 int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
@@ -1329,6 +1403,7 @@ void sroce_resp_ack(struct sroce_qp *qp, u8 syndrome, u32 psn,
 void sroce_resp_nak_sent(struct sroce_qp *qp, u8 syndrome, u32 psn);
 struct sroce_resp_res *sroce_resp_newest(struct sroce_qp *qp, u32 i);
 struct sroce_resp_res *sroce_resp_new_res(struct sroce_qp *qp);
+void sroce_resp_unnew_res(struct sroce_qp *qp);
 void sroce_resp_queue_res(struct sroce_qp *qp, struct sroce_resp_res *res,
 			  bool replay);
 void sroce_resp_read_start(struct sroce_qp *qp, struct sroce_resp_res *res,

@@ -297,4 +297,45 @@ static inline bool sroce_ib_name_taken(const char *name)
 #define sroce_assign_str(dst, src) __assign_str(dst, src)
 #endif
 
+/*
+ * 6.16 ("RDMA/umem: Store ODP access mask information in PFN"): an ODP
+ * umem keeps its pages in an HMM DMA map (umem_odp->map.pfn_list, the
+ * access in each entry's HMM_PFN_* bits) instead of a dma_list whose low
+ * bits said ODP_READ/ODP_WRITE.  sroce has no DMA device, so on either
+ * form a page present is a kernel address.  sroce_odp_page_va() is the
+ * kernel address of page @idx of @odp if it is mapped, and writable when
+ * @write, or NULL; sroce_odp_access_mask() is what
+ * ib_umem_odp_map_dma_and_lock() takes to map pages readable, or also
+ * writable (HMM_PFN_WRITE, or nothing for read; before: the ODP_*_BITs).
+ * Probe: SROCE_HAVE_ODP_HMM_DMA_MAP.
+ */
+#include <linux/hmm.h>
+#include <rdma/ib_umem_odp.h>
+static inline void *sroce_odp_page_va(struct ib_umem_odp *odp,
+				      unsigned long idx, bool write)
+{
+#ifdef SROCE_HAVE_ODP_HMM_DMA_MAP
+	unsigned long pfn = READ_ONCE(odp->map.pfn_list[idx]);
+
+	if (!(pfn & HMM_PFN_VALID) || (write && !(pfn & HMM_PFN_WRITE)))
+		return NULL;
+	return page_address(hmm_pfn_to_page(pfn));
+#else
+	dma_addr_t dma = READ_ONCE(odp->dma_list[idx]);
+
+	if (!dma || (write && !(dma & ODP_WRITE_ALLOWED_BIT)))
+		return NULL;
+	return (void *)(uintptr_t)(dma & ODP_DMA_ADDR_MASK);
+#endif
+}
+
+static inline u64 sroce_odp_access_mask(bool write)
+{
+#ifdef SROCE_HAVE_ODP_HMM_DMA_MAP
+	return write ? HMM_PFN_WRITE : 0;
+#else
+	return ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+#endif
+}
+
 #endif /* SROCE_COMPAT_H */
