@@ -194,8 +194,10 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
  * @hca_va: address the region has in work requests (normally @addr)
  * @access: enum ibv_access_flags
  *
- * The kernel pins the pages and resolves lkey/rkey; the provider keeps no
- * state of its own (WQEs carry the keys, the kernel checks them).
+ * The kernel pins the pages (or, with IBV_ACCESS_ON_DEMAND, pages them in
+ * as accesses need them; NULL and SIZE_MAX: the whole address space) and
+ * resolves lkey/rkey; the provider keeps no state of its own (WQEs carry
+ * the keys, the kernel checks them).
  *
  * Return: the new MR, or NULL with errno set.
  */
@@ -223,6 +225,25 @@ err_free_mr:
 	free(vmr);
 	errno = ret;
 	return NULL;
+}
+
+/**
+ * sroce_advise_mr() - advise_mr op: prefetch on-demand memory
+ * @ibpd: PD of the regions
+ * @advice: IBV_ADVISE_MR_ADVICE_PREFETCH, _PREFETCH_WRITE or
+ *	_PREFETCH_NO_FAULT
+ * @flags: IBV_ADVISE_MR_FLAG_FLUSH or 0; the kernel prefetches before it
+ *	returns either way
+ * @sg_list: ranges in on-demand regions of @ibpd
+ * @num_sge: entries in @sg_list
+ *
+ * Return: 0 or a positive errno.
+ */
+static int sroce_advise_mr(struct ibv_pd *ibpd,
+			   enum ibv_advise_mr_advice advice, uint32_t flags,
+			   struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(ibpd, advice, flags, sg_list, num_sge);
 }
 
 /**
@@ -405,6 +426,7 @@ static void sroce_free_context(struct ibv_context *ibctx)
  * doorbell; arming a CQ is the generic REQ_NOTIFY_CQ command.
  */
 static const struct verbs_context_ops sroce_ctx_ops = {
+	.advise_mr = sroce_advise_mr,
 	.alloc_dm = sroce_dm_alloc,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_parent_domain = sroce_parent_domain_alloc,
