@@ -64,6 +64,32 @@ test_rc_pingpong() {
 	pingpong rc_pingpong_ts ibv_rc_pingpong -t
 	ts_cycles "$SRV_LOG"
 	ts_cycles "$CLI_LOG"
+	odp_pingpongs
+}
+
+# On-demand paging: an ODP region over the buffer (-o), the whole address
+# space as one implicit region (-O), and -o with the buffer prefetched
+# (-P: ibv_advise_mr, PREFETCH_WRITE, flushed).  The first two fault the
+# pages in as the traffic needs them (odp_faults grows); after a prefetch
+# nothing faults unless the kernel took pages away meanwhile
+# (odp_invalidations), and the tool would say so if the prefetch failed.
+odp_pingpongs() {
+	local f0 i0 f1 i1
+	f0=$(counter "$RDMA_DEV1" odp_faults)
+	pingpong rc_pingpong_odp ibv_rc_pingpong -o
+	pingpong rc_pingpong_implicit_odp ibv_rc_pingpong -O
+	f1=$(counter "$RDMA_DEV1" odp_faults)
+	[ "$f1" -gt "$f0" ] || fail "ibv_rc_pingpong -o/-O: no page was faulted in (odp_faults $f0 -> $f1)"
+	i0=$(counter "$RDMA_DEV1" odp_invalidations)
+	pingpong rc_pingpong_odp_prefetch ibv_rc_pingpong -o -P
+	! grep -q "Couldn't prefetch" "$SRV_LOG.err" "$CLI_LOG.err" ||
+		fail "ibv_rc_pingpong -P: the prefetch failed"
+	f0=$(counter "$RDMA_DEV1" odp_faults)
+	i1=$(counter "$RDMA_DEV1" odp_invalidations)
+	[ $((f0 - f1)) -le $((i1 - i0)) ] ||
+		fail "ibv_rc_pingpong -P: $((f0 - f1)) faults after the prefetch, $((i1 - i0)) invalidations"
+	[ "$(counter "$RDMA_DEV1" odp_fault_errors)" = 0 ] || fail "odp_fault_errors is not 0"
+	echo "odp: faults $f1 after -o/-O, $((f0 - f1)) after -P (invalidations $((i1 - i0)))"
 }
 
 # ts_cycles LOG: ibv_rc_pingpong -t's cycle counts in LOG are there, and
@@ -318,8 +344,6 @@ hardware|EFA|^tests\.test_efa_|non EFA device
 hardware|dma-buf render node|/dev/dri/renderD
 hardware|CUDA|cuda-python
 hardware|a PCI device (VFIO)|PCI device must be passed by the user
-hardware|huge pages not configured|no huge pages of size
-not yet|on-demand paging|ODP is not supported
 decided against|raw packet QPs (Documentation/design.rst)|Create QP type 8 is not supported|Raw Packet QP
 not yet|object and device import|object imports are not supported|Importing a device is not supported
 not yet|tag matching|^tests\.test_tag_matching: Extended CQ is not supported
@@ -398,12 +422,27 @@ for b in bad:
 sys.exit(1 if bad else 0)
 '
 
+# The huge pages pyverbs' huge-page tests (ODP with IB_ACCESS_HUGETLB, a
+# region over a MAP_HUGETLB buffer) need: 16 of 2 MiB, given back after.
+HUGEPAGES_SAVE=/tmp/rc-nr-hugepages
+hugepages_get() {
+	cat /proc/sys/vm/nr_hugepages >"$HUGEPAGES_SAVE"
+	echo 16 >/proc/sys/vm/nr_hugepages
+	[ "$(cat /proc/sys/vm/nr_hugepages)" = 16 ] || fail "could not reserve 16 huge pages"
+}
+t_group_reset() {
+	[ -s "$HUGEPAGES_SAVE" ] || return 0
+	cat "$HUGEPAGES_SAVE" >/proc/sys/vm/nr_hugepages
+	rm -f "$HUGEPAGES_SAVE"
+}
+
 test_pyverbs() {
 	local dir=/tmp/pyverbs-tests log=/tmp/pyverbs.log rc=0 ref=
 	local out=$SROCE_RESULTS/pyverbs-$RDMA_KIND.txt
 	# On the virtio NIC: its netdev under the device's parent is how the
 	# rdma_cm tests find the device's address.
 	rdma_topo loopback_nic
+	hugepages_get
 	rm -rf "$dir"
 	cp -r /usr/share/doc/rdma-core/tests "$dir"
 	gunzip "$dir"/*.gz

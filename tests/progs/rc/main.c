@@ -100,6 +100,11 @@ static const struct tcase {
 	{ "parent_domain_busy", case_parent_domain_busy },
 	{ "xrc", case_xrc },
 	{ "xrc_errors", case_xrc_errors },
+	{ "odp", case_odp },
+	{ "odp_implicit", case_odp_implicit },
+	{ "odp_remap", case_odp_remap },
+	{ "odp_memlock", case_odp_memlock },
+	{ "odp_errors", case_odp_errors },
 };
 
 /* In the child: open, run, release; report "P", "S why" or "F why" on @fd. */

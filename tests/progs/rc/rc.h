@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,7 +77,14 @@ void sleep_ms(int ms);
 
 /* --- resources: everything a case creates is released in reverse order ----- */
 
-enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM, R_TD, R_DM, R_XRCD, R_SRQ };
+enum rkind { R_CTX, R_CH, R_PD, R_CQ, R_QP, R_MR, R_MW, R_MEM, R_TD, R_DM, R_XRCD, R_SRQ,
+	     R_MAP };
+
+/* An mmap()ed range (R_MAP): unmapped, and this freed, on release. */
+struct mapping {
+	void *p;
+	size_t len;
+};
 
 void *track(enum rkind kind, void *p);
 int release_early(void *p);
@@ -315,6 +323,13 @@ int case_mw2_qp_gone(void);
 /* xrc.c */
 int case_xrc(void);
 int case_xrc_errors(void);
+
+/* odp.c */
+int case_odp(void);
+int case_odp_implicit(void);
+int case_odp_remap(void);
+int case_odp_memlock(void);
+int case_odp_errors(void);
 
 /* domains.c */
 int case_parent_domain(void);

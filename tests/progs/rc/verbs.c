@@ -76,7 +76,8 @@ void sleep_ms(int ms)
 
 static const char *const rkind_name[] = { "context", "completion channel", "PD", "CQ",
 					   "QP", "MR", "MW", "buffer", "thread domain",
-					   "device memory" };
+					   "device memory", "XRC domain", "SRQ",
+					   "mapping" };
 static struct {
 	enum rkind kind;
 	void *p;
@@ -121,6 +122,11 @@ static int release_one(enum rkind kind, void *p)
 	case R_CTX:
 		return ibv_close_device(p);
 	case R_MEM:
+		free(p);
+		return 0;
+	case R_MAP:
+		if (((struct mapping *)p)->p)
+			munmap(((struct mapping *)p)->p, ((struct mapping *)p)->len);
 		free(p);
 		return 0;
 	}
