@@ -47,6 +47,15 @@
 /* A fault brings in this much more after what the access needs, if it can. */
 #define SROCE_ODP_FAULT_AHEAD SZ_64K
 
+/*
+ * The region's device, through its PD: ib_core sets ibmr.device only once
+ * registration has returned, and an invalidation can come before.
+ */
+static struct sroce_dev *sroce_odp_dev(struct sroce_mr *mr)
+{
+	return to_sdev(mr->ibmr.pd->device);
+}
+
 static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *range,
 				 unsigned long cur_seq)
@@ -69,7 +78,7 @@ static bool sroce_odp_invalidate(struct mmu_interval_notifier *mni,
 		spin_lock_irqsave(&mr->lock, flags);
 		ib_umem_odp_unmap_dma_pages(odp, start, end);
 		spin_unlock_irqrestore(&mr->lock, flags);
-		sroce_count(to_sdev(mr->ibmr.device), SROCE_CNT_ODP_INVALIDATIONS);
+		sroce_count(sroce_odp_dev(mr), SROCE_CNT_ODP_INVALIDATIONS);
 	}
 	mutex_unlock(&odp->umem_mutex);
 	return true;
@@ -441,7 +450,7 @@ static u64 sroce_odp_umem_end(struct sroce_mr *mr, u64 uva)
 static void sroce_odp_fault_for(struct sroce_mr *mr, u64 uva, u64 len,
 				bool write)
 {
-	struct sroce_dev *sdev = to_sdev(mr->ibmr.device);
+	struct sroce_dev *sdev = sroce_odp_dev(mr);
 	u64 end = uva + len, ahead;
 	unsigned long flags;
 
