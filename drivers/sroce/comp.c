@@ -456,17 +456,18 @@ static bool sroce_comp_read_shape_ok(struct sroce_qp *qp,
  * A response whose data would land in on-demand memory of ours that is
  * not there (a fault is queued): as if it were lost, the requester goes
  * back to it, and sends the request again once the memory is there
- * (sroce_sge_prepare()).  Not the network's doing: no retry is spent.
+ * (sroce_sge_prepare() holds it until then, so this cannot repeat faster
+ * than faults resolve).  Not the network's doing: no retry is spent, and
+ * a go-back already under way does not stand in for this one, which may
+ * be that go-back's own answer.
  */
 static enum sroce_comp_verdict sroce_comp_fault(struct sroce_qp *qp, u32 psn)
 {
 	lockdep_assert_held(&qp->sq.lock);
-	if (!qp->comp.went_back) {
-		qp->comp.went_back = true;
-		qp->req.retry = true;
-		qp->req.retry_psn = psn;
-		qp->req.retry_why = SROCE_RETRY_PAGE_FAULT;
-	}
+	qp->comp.went_back = true;
+	qp->req.retry = true;
+	qp->req.retry_psn = psn;
+	qp->req.retry_why = SROCE_RETRY_PAGE_FAULT;
 	return SROCE_COMP_FAULT;
 }
 
