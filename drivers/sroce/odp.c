@@ -38,9 +38,15 @@
 
 #include "sroce.h"
 
-/* An implicit region's child umems each cover this much address space. */
+/*
+ * An implicit region's child umems each cover this much address space, and
+ * a region has this many at most (64 GiB of it touched).  A child's page
+ * tables are ib_core's, 16 bytes per page, whether the pages exist or not,
+ * and not charged to anyone: the cap bounds them (64 MiB per region).
+ */
 #define SROCE_ODP_CHILD_SHIFT 24
 #define SROCE_ODP_CHILD_SIZE BIT_ULL(SROCE_ODP_CHILD_SHIFT)
+#define SROCE_ODP_MAX_CHILDREN 4096
 
 /* A READ or atomic's own memory is made present this far ahead at most. */
 #define SROCE_ODP_PREFAULT_MAX SZ_256K
@@ -356,17 +362,26 @@ int sroce_odp_prepare(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
 	return err;
 }
 
-/* The child umem of an implicit region for @uva, made if need be. */
+/*
+ * The child umem of an implicit region for @uva, made if need be: -EFAULT
+ * outside user space, -ENOMEM past SROCE_ODP_MAX_CHILDREN.
+ */
 static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uva)
 {
 	unsigned long index = uva >> SROCE_ODP_CHILD_SHIFT;
 	struct ib_umem_odp *child;
 	int err;
 
+	if (uva >= TASK_SIZE_MAX)
+		return ERR_PTR(-EFAULT);
 	mutex_lock(&mr->odp_grow);
 	child = xa_load(&mr->odp_children, index);
 	if (child)
 		goto out_unlock;
+	if (mr->odp_nchildren >= SROCE_ODP_MAX_CHILDREN) {
+		child = ERR_PTR(-ENOMEM);
+		goto out_unlock;
+	}
 	child = ib_umem_odp_alloc_child(mr->odp, index << SROCE_ODP_CHILD_SHIFT,
 					SROCE_ODP_CHILD_SIZE, &sroce_odp_ops);
 	if (IS_ERR(child))
@@ -376,6 +391,8 @@ static struct ib_umem_odp *sroce_odp_child(struct sroce_mr *mr, u64 uva)
 	if (err) {
 		ib_umem_odp_release(child);
 		child = ERR_PTR(err);
+	} else {
+		mr->odp_nchildren++;
 	}
 out_unlock:
 	mutex_unlock(&mr->odp_grow);

@@ -36,6 +36,7 @@
 #include <net/dst_cache.h>
 #include <net/inet_ecn.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 #include <rdma/sroce-abi.h>
 
 #include "cc.h"
@@ -425,6 +426,7 @@ enum sroce_mr_type {
  * @odp_children: SROCE_MR_ODP, implicit: the child umems, by user address
  *	>> SROCE_ODP_CHILD_SHIFT; added under @odp_grow, never removed
  *	before deregistration, read under @lock
+ * @odp_nchildren: entries in @odp_children (under @odp_grow)
  * @odp_grow: serialises adding children; process context
  * @odp_bad_start: SROCE_MR_ODP: the start of the last range a fault
  *	failed on (odp.c)
@@ -464,6 +466,7 @@ struct sroce_mr {
 	struct ib_umem_odp *odp;
 	u64 odp_start;
 	struct xarray odp_children;
+	u32 odp_nchildren;
 	struct mutex odp_grow; /* adding implicit children */
 	u64 odp_bad_start;
 	u64 odp_bad_end;
@@ -1330,6 +1333,11 @@ int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
 		   void *buf, u32 len, enum sroce_copy_dir dir);
 
+/* ioctl.c */
+extern const struct uapi_definition sroce_uapi_defs[];
+int sroce_query_ucontext(struct ib_ucontext *ibuc,
+			 struct uverbs_attr_bundle *attrs);
+
 /* odp.c */
 int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev,
 		      u64 start, int access);
@@ -1484,6 +1492,7 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,
 
 /* verbs.c */
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void sroce_ucontext_resp(struct sroce_alloc_ucontext_resp *resp);
 void sroce_dealloc_ucontext(struct ib_ucontext *ibuc);
 void sroce_disassociate_ucontext(struct ib_ucontext *ibuc);
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
