@@ -245,6 +245,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_dm = sroce_alloc_dm,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.advise_mr = sroce_advise_mr,
+	.query_ucontext = sroce_query_ucontext,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
@@ -422,6 +423,7 @@ static struct sroce_dev *sroce_dev_alloc(struct net_device *ndev)
 	ibdev = &sdev->ibdev;
 	/* From here on ib_dealloc_device() undoes everything. */
 	ib_set_device_ops(ibdev, &sroce_dev_ops);
+	ibdev->driver_def = sroce_uapi_defs;
 	mutex_lock(&sroce_devices_lock);
 	list_add_tail(&sdev->list, &sroce_devices);
 	mutex_unlock(&sroce_devices_lock);

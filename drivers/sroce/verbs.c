@@ -12,6 +12,7 @@
 /* The ABI's sizes, also asserted by the provider (uapi/rdma/sroce-abi.h). */
 static_assert(sizeof(struct sroce_alloc_ucontext_req) == 8);
 static_assert(sizeof(struct sroce_alloc_ucontext_resp) == 16);
+static_assert(sizeof(struct sroce_dm_query_resp) == 8);
 static_assert(sizeof(struct sroce_create_cq_req) == 8);
 static_assert(sizeof(struct sroce_cqe_ts) == 16);
 
@@ -114,6 +115,23 @@ int sroce_udata_none(struct ib_udata *udata)
 }
 
 /**
+ * sroce_ucontext_resp() - what GET_CONTEXT (and QUERY_CONTEXT, ioctl.c)
+ *	tell the provider: the module's ABI and the features it offers
+ * @resp: filled
+ *
+ * Context: Any context.
+ */
+void sroce_ucontext_resp(struct sroce_alloc_ucontext_resp *resp)
+{
+	*resp = (struct sroce_alloc_ucontext_resp){
+		.abi_version = SROCE_UVERBS_ABI_VERSION,
+		.features = SROCE_FEATURE_ATOMIC_WRITE |
+			    SROCE_FEATURE_CQ_TIMESTAMPS | SROCE_FEATURE_DM |
+			    SROCE_FEATURE_XRC,
+	};
+}
+
+/**
  * sroce_alloc_ucontext() - ib_device_ops.alloc_ucontext
  * @ibuc: the context, allocated by the core
  * @udata: struct sroce_alloc_ucontext_req in, sroce_alloc_ucontext_resp out
@@ -124,16 +142,12 @@ int sroce_udata_none(struct ib_udata *udata)
  */
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
-	struct sroce_alloc_ucontext_resp resp = {
-		.abi_version = SROCE_UVERBS_ABI_VERSION,
-		.features = SROCE_FEATURE_ATOMIC_WRITE |
-			    SROCE_FEATURE_CQ_TIMESTAMPS | SROCE_FEATURE_DM |
-			    SROCE_FEATURE_XRC,
-	};
+	struct sroce_alloc_ucontext_resp resp;
 	struct sroce_alloc_ucontext_req req = {};
 	int err;
 
 	might_sleep();
+	sroce_ucontext_resp(&resp);
 	err = sroce_udata_in(udata, &req, sizeof(req));
 	if (err)
 		return err;

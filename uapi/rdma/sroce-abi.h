@@ -41,6 +41,17 @@
  * Every other command carries no driver data, and the module rejects a
  * non-empty private request.
  *
+ * Two additions to the uverbs ioctl interface, in the driver's attribute
+ * and method namespace (UVERBS_ID_NS_SHIFT), serve importing a uverbs
+ * file another context opened (ibv_import_device(), ibv_import_dm()):
+ *
+ *  QUERY_CONTEXT (UVERBS_OBJECT_DEVICE), optional out attribute
+ *                SROCE_ATTR_QUERY_CONTEXT_RESP:
+ *                struct sroce_alloc_ucontext_resp, as GET_CONTEXT gave
+ *  SROCE_METHOD_DM_QUERY (UVERBS_OBJECT_DM): in SROCE_ATTR_QUERY_DM_HANDLE,
+ *                the DM's handle; out SROCE_ATTR_QUERY_DM_RESP,
+ *                struct sroce_dm_query_resp
+ *
  * Version and feature negotiation
  * -------------------------------
  * The uverbs ABI version (SROCE_UVERBS_ABI_VERSION) is what the kernel
@@ -176,6 +187,7 @@
 #define SROCE_ABI_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 /* Reported as ib_device_ops.uverbs_abi_ver. */
 #define SROCE_UVERBS_ABI_VERSION 1
@@ -278,6 +290,29 @@ struct sroce_alloc_ucontext_resp {
 	__u32 abi_version;
 	__u32 features;
 	__aligned_u64 reserved;
+};
+
+/* The driver's uverbs ioctl attributes and methods (see Commands above). */
+enum sroce_ioctl_query_context_attrs {
+	SROCE_ATTR_QUERY_CONTEXT_RESP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sroce_ioctl_dm_methods {
+	SROCE_METHOD_DM_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sroce_ioctl_dm_query_attrs {
+	SROCE_ATTR_QUERY_DM_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	SROCE_ATTR_QUERY_DM_RESP,
+};
+
+/**
+ * struct sroce_dm_query_resp - SROCE_METHOD_DM_QUERY, kernel to provider
+ * @length: bytes of the device memory (its mapping is this, page-rounded,
+ *	at SROCE_DM_MMAP_PGOFF() of its handle)
+ */
+struct sroce_dm_query_resp {
+	__aligned_u64 length;
 };
 
 /*
