@@ -136,6 +136,80 @@ int sroce_dm_free(struct ibv_dm *ibdm)
 	return 0;
 }
 
+/* SROCE_METHOD_DM_QUERY: the length of the device memory @handle. */
+static int sroce_dm_query(struct ibv_context *ibctx, uint32_t handle,
+			  uint64_t *length)
+{
+	struct sroce_dm_query_resp resp = {};
+	struct ibv_command_buffer *cmd;
+	struct sroce_cmdbuf buf;
+	int ret;
+
+	cmd = sroce_cmdbuf_init(&buf, UVERBS_OBJECT_DM, SROCE_METHOD_DM_QUERY,
+				2);
+	sroce_cmd_in_obj(cmd, SROCE_ATTR_QUERY_DM_HANDLE, handle);
+	sroce_cmd_out_ptr(cmd, SROCE_ATTR_QUERY_DM_RESP, &resp, sizeof(resp));
+	ret = execute_ioctl(ibctx, cmd);
+	if (ret)
+		return ret;
+	*length = resp.length;
+	return 0;
+}
+
+/**
+ * sroce_dm_import() - import_dm op: device memory of the context's uverbs
+ *	file by handle (ibv_import_dm()), mapped here too
+ * @ibctx: the context (typically imported: ibv_import_device())
+ * @dm_handle: the memory's handle in the file
+ *
+ * Return: the device memory, or NULL with errno set: EOPNOTSUPP from a
+ * module without device memory, or the kernel's error (ENOENT for no such
+ * handle).
+ */
+struct ibv_dm *sroce_dm_import(struct ibv_context *ibctx, uint32_t dm_handle)
+{
+	struct sroce_dm *dm;
+	int ret;
+
+	if (!(to_sctx(ibctx)->features & SROCE_FEATURE_DM)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	dm = calloc(1, sizeof(*dm));
+	if (!dm)
+		return NULL;
+	ret = sroce_dm_query(ibctx, dm_handle, &dm->length);
+	if (ret)
+		goto err_free;
+	dm->vdm.handle = dm_handle;
+	dm->vdm.dm.context = ibctx;
+	dm->vdm.dm.handle = dm_handle;
+	ret = sroce_dm_map(dm, ibctx->cmd_fd);
+	if (ret)
+		goto err_free;
+	dm->vdm.dm.memcpy_to_dm = sroce_dm_copy_to;
+	dm->vdm.dm.memcpy_from_dm = sroce_dm_copy_from;
+	return &dm->vdm.dm;
+
+err_free:
+	free(dm);
+	errno = ret;
+	return NULL;
+}
+
+/**
+ * sroce_dm_unimport() - unimport_dm op: forget imported device memory,
+ *	which stays for its other users; this mapping goes
+ * @ibdm: device memory from sroce_dm_import()
+ */
+void sroce_dm_unimport(struct ibv_dm *ibdm)
+{
+	struct sroce_dm *dm = to_sdm(ibdm);
+
+	munmap(dm->buf, dm->map_len);
+	free(dm);
+}
+
 /**
  * sroce_dm_reg_mr() - reg_dm_mr op
  * @ibpd: the PD

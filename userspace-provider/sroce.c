@@ -187,6 +187,71 @@ static int sroce_dealloc_pd(struct ibv_pd *ibpd)
 }
 
 /**
+ * sroce_import_pd() - import_pd op: a PD of the context's uverbs file by
+ *	handle (ibv_import_pd(), with an imported context)
+ * @ibctx: the context
+ * @pd_handle: the PD's handle in the file
+ *
+ * The kernel checks the handle in every command that names the PD.
+ *
+ * Return: the PD, or NULL with errno set.
+ */
+static struct ibv_pd *sroce_import_pd(struct ibv_context *ibctx,
+				      uint32_t pd_handle)
+{
+	struct sroce_pd *pd = calloc(1, sizeof(*pd));
+
+	if (!pd)
+		return NULL;
+	pd->ibv_pd.context = ibctx;
+	pd->ibv_pd.handle = pd_handle;
+	return &pd->ibv_pd;
+}
+
+/**
+ * sroce_unimport_pd() - unimport_pd op: forget an imported PD, which
+ *	stays in the kernel for its other users
+ * @ibpd: PD from sroce_import_pd()
+ */
+static void sroce_unimport_pd(struct ibv_pd *ibpd)
+{
+	free(to_spd(ibpd));
+}
+
+/**
+ * sroce_import_mr() - import_mr op: an MR of the PD's uverbs file by
+ *	handle; its keys and length come from the kernel (QUERY_MR)
+ * @ibpd: its PD (imported or not)
+ * @mr_handle: the MR's handle in the file
+ *
+ * Return: the MR, or NULL with errno set.
+ */
+static struct ibv_mr *sroce_import_mr(struct ibv_pd *ibpd, uint32_t mr_handle)
+{
+	struct verbs_mr *vmr = calloc(1, sizeof(*vmr));
+	int ret;
+
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_query_mr(ibpd, vmr, mr_handle);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+/**
+ * sroce_unimport_mr() - unimport_mr op: forget an imported MR
+ * @ibmr: MR from sroce_import_mr()
+ */
+static void sroce_unimport_mr(struct ibv_mr *ibmr)
+{
+	free(sroce_container_of(ibmr, struct verbs_mr, ibv_mr));
+}
+
+/**
  * sroce_reg_mr() - reg_mr op
  * @ibpd: PD
  * @addr: start of the region in this process
@@ -454,6 +519,9 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.free_context = sroce_free_context,
 	.free_dm = sroce_dm_free,
 	.get_srq_num = sroce_srq_get_num,
+	.import_dm = sroce_dm_import,
+	.import_mr = sroce_import_mr,
+	.import_pd = sroce_import_pd,
 	.modify_qp = sroce_qp_modify,
 	.modify_qp_rate_limit = sroce_qp_modify_rate_limit,
 	.modify_srq = sroce_srq_modify,
@@ -473,6 +541,9 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.req_notify_cq = ibv_cmd_req_notify_cq,
 	.rereg_mr = sroce_rereg_mr,
 	.resize_cq = sroce_cq_resize,
+	.unimport_dm = sroce_dm_unimport,
+	.unimport_mr = sroce_unimport_mr,
+	.unimport_pd = sroce_unimport_pd,
 };
 
 /*
@@ -496,6 +567,30 @@ static int get_context(struct sroce_context *ctx)
 		return EPROTO;
 
 	ctx->features = resp.drv.features;
+	return 0;
+}
+
+/*
+ * QUERY_CONTEXT, for an imported uverbs file: what GET_CONTEXT told the
+ * context that opened it (sroce-abi.h: SROCE_ATTR_QUERY_CONTEXT_RESP).
+ */
+static int query_context(struct sroce_context *ctx)
+{
+	struct sroce_alloc_ucontext_resp resp = {};
+	struct ibv_command_buffer *cmd;
+	struct sroce_cmdbuf buf;
+	int ret;
+
+	cmd = sroce_cmdbuf_init(&buf, UVERBS_OBJECT_DEVICE,
+				UVERBS_METHOD_QUERY_CONTEXT, 1);
+	sroce_cmd_out_ptr(cmd, SROCE_ATTR_QUERY_CONTEXT_RESP, &resp,
+			  sizeof(resp));
+	ret = ibv_cmd_query_context(&ctx->vctx.context, cmd);
+	if (ret)
+		return ret;
+	if (resp.abi_version != SROCE_UVERBS_ABI_VERSION)
+		return EPROTO;
+	ctx->features = resp.features;
 	return 0;
 }
 
@@ -527,6 +622,44 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 
 	ret = get_context(ctx);
+	if (ret)
+		goto err_uninit_context;
+
+	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
+	return &ctx->vctx;
+
+err_uninit_context:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
+/**
+ * sroce_import_context() - verbs_device_ops.import_context, for
+ *	ibv_import_device(): a context over a uverbs file already open
+ * @ibdev: device claimed through sroce_match_table
+ * @cmd_fd: the file (a dup of it, which libibverbs made); owned from here
+ *	on, closed on failure
+ *
+ * The file's kernel context is the one its opener made: its ABI and
+ * features come from QUERY_CONTEXT, and its objects can be imported by
+ * handle.
+ *
+ * Return: the new context, or NULL with errno set.
+ */
+static struct verbs_context *sroce_import_context(struct ibv_device *ibdev,
+						  int cmd_fd)
+{
+	struct sroce_context *ctx;
+	int ret;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+					    SROCE_VCTX_OFFSET, SROCE_DRIVER_ID);
+	if (!ctx)
+		return NULL;
+
+	ret = query_context(ctx);
 	if (ret)
 		goto err_uninit_context;
 
@@ -587,6 +720,7 @@ static const struct verbs_device_ops sroce_dev_ops = {
 	.match_max_abi_version = SROCE_UVERBS_ABI_VERSION,
 	.match_table = sroce_match_table,
 	.alloc_context = sroce_alloc_context,
+	.import_context = sroce_import_context,
 	.alloc_device = sroce_alloc_device,
 	.uninit_device = sroce_uninit_device,
 };

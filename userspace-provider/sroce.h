@@ -409,6 +409,8 @@ int sroce_cq_resize(struct ibv_cq *ibcq, int cqe);
 struct ibv_dm *sroce_dm_alloc(struct ibv_context *ibctx,
 			      struct ibv_alloc_dm_attr *attr);
 int sroce_dm_free(struct ibv_dm *ibdm);
+struct ibv_dm *sroce_dm_import(struct ibv_context *ibctx, uint32_t dm_handle);
+void sroce_dm_unimport(struct ibv_dm *ibdm);
 struct ibv_mr *sroce_dm_reg_mr(struct ibv_pd *ibpd, struct ibv_dm *ibdm,
 			       uint64_t offset, size_t length,
 			       unsigned int access);

@@ -51,7 +51,9 @@
 #include <stdbool.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 /*
  * Device matching (provider-abi.md 1.2, 4.1).  Unchanged v33 ... v64.
@@ -532,6 +534,97 @@ void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 /* Undoes _verbs_init_and_alloc_context() except the final free(). */
 void verbs_uninit_context(struct verbs_context *context);
 
+/*
+ * ioctl commands (cmd_ioctl.h; unchanged v26 ... v64).  A command is a
+ * struct ibv_command_buffer whose ioctl header's attribute array follows
+ * it directly; next_attr walks that array as attributes are filled, up to
+ * last_attr.  A driver passes its own buffer as the "link" of a core
+ * command (ibv_cmd_query_context()), whose attributes libibverbs appends
+ * to the core ones; or runs a driver method with execute_ioctl().  sroce
+ * fills its buffers with the helpers below (cmd_ioctl.h's macros, which
+ * declare variable-length arrays, are not reproduced).
+ */
+struct ibv_command_buffer {
+	struct ibv_command_buffer *next;
+	struct ib_uverbs_attr *next_attr;
+	struct ib_uverbs_attr *last_attr;
+	uint8_t uhw_in_idx;
+	uint8_t uhw_out_idx;
+	uint8_t uhw_in_headroom_dwords;
+	uint8_t uhw_out_headroom_dwords;
+	uint8_t buffer_error:1;
+	uint8_t fallback_require_ex:1;
+	uint8_t fallback_ioctl_only:1;
+	struct ib_uverbs_ioctl_hdr hdr;
+};
+
+/* A command buffer with room for two attributes (what sroce sends). */
+struct sroce_cmdbuf {
+	struct ibv_command_buffer cmd;
+	struct ib_uverbs_attr attrs[2];
+};
+
+static inline struct ibv_command_buffer *
+sroce_cmdbuf_init(struct sroce_cmdbuf *b, uint16_t object_id,
+		  uint16_t method_id, unsigned int num_attrs)
+{
+	*b = (struct sroce_cmdbuf){
+		.cmd = {
+			.hdr = { .object_id = object_id, .method_id = method_id },
+			.uhw_in_idx = 0xff,
+			.uhw_out_idx = 0xff,
+		},
+	};
+	b->cmd.next_attr = b->cmd.hdr.attrs;
+	b->cmd.last_attr = b->cmd.hdr.attrs + num_attrs;
+	return &b->cmd;
+}
+
+/* The next attribute of @cmd, mandatory, with id @attr_id. */
+static inline struct ib_uverbs_attr *
+sroce_cmd_next_attr(struct ibv_command_buffer *cmd, uint16_t attr_id)
+{
+	struct ib_uverbs_attr *attr = cmd->next_attr++;
+
+	*attr = (struct ib_uverbs_attr){
+		.attr_id = attr_id,
+		.flags = UVERBS_ATTR_F_MANDATORY,
+	};
+	return attr;
+}
+
+/* An out attribute: the kernel writes up to @len bytes at @ptr. */
+static inline void sroce_cmd_out_ptr(struct ibv_command_buffer *cmd,
+				     uint16_t attr_id, void *ptr, size_t len)
+{
+	struct ib_uverbs_attr *attr = sroce_cmd_next_attr(cmd, attr_id);
+
+	attr->data = (uintptr_t)ptr;
+	attr->len = (uint16_t)len;
+}
+
+/* An in attribute naming an object by its handle. */
+static inline void sroce_cmd_in_obj(struct ibv_command_buffer *cmd,
+				    uint16_t attr_id, uint32_t handle)
+{
+	sroce_cmd_next_attr(cmd, attr_id)->data = handle;
+}
+
+/* Runs @cmd (and what it links); 0 or a positive errno. */
+int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd);
+
+/*
+ * QUERY_CONTEXT with @driver's attributes appended: sets the context's
+ * num_comp_vectors and the device's core_support; for importing a uverbs
+ * file.
+ */
+int ibv_cmd_query_context(struct ibv_context *context,
+			  struct ibv_command_buffer *driver);
+
+/* Fills handle, lkey, rkey, length, context, pd and mr_type of @vmr. */
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
+
 /* Installs the non-NULL members of @ops; may be called repeatedly. */
 void verbs_set_ops(struct verbs_context *vctx,
 		   const struct verbs_context_ops *ops);
@@ -869,5 +962,11 @@ _Static_assert(sizeof(struct ib_uverbs_reg_mr_resp) == 12,
 	       "reg_mr response size");
 _Static_assert(sizeof(struct ib_uverbs_ex_modify_qp_resp) == 8,
 	       "ex_modify_qp response size");
+
+_Static_assert(offsetof(struct ibv_command_buffer, hdr) == 32 &&
+	       sizeof(struct ibv_command_buffer) == 56 &&
+	       offsetof(struct sroce_cmdbuf, attrs) ==
+	       offsetof(struct ibv_command_buffer, hdr.attrs),
+	       "ibv_command_buffer layout");
 
 #endif /* SROCE_VERBS_PRIVATE_H */

@@ -91,11 +91,11 @@ static void check_ops(const struct verbs_device_ops *ops)
 	expect(ops->match_min_abi_version == SROCE_UVERBS_ABI_VERSION &&
 	       ops->match_max_abi_version == SROCE_UVERBS_ABI_VERSION,
 	       "uverbs ABI range is exactly SROCE_UVERBS_ABI_VERSION");
-	expect(!ops->static_providers && !ops->match_device &&
-	       !ops->import_context,
-	       "no static_providers, match_device or import_context");
-	expect(ops->alloc_context && ops->alloc_device && ops->uninit_device,
-	       "alloc_context, alloc_device and uninit_device are set");
+	expect(!ops->static_providers && !ops->match_device,
+	       "no static_providers or match_device");
+	expect(ops->alloc_context && ops->import_context &&
+	       ops->alloc_device && ops->uninit_device,
+	       "alloc_context, import_context, alloc_device and uninit_device are set");
 	expect(!!ops->match_table, "match table is set");
 	if (ops->match_table)
 		check_match_table(ops->match_table);
