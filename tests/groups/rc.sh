@@ -345,7 +345,6 @@ hardware|dma-buf render node|/dev/dri/renderD
 hardware|CUDA|cuda-python
 hardware|a PCI device (VFIO)|PCI device must be passed by the user
 decided against|raw packet QPs (Documentation/design.rst)|Create QP type 8 is not supported|Raw Packet QP
-not yet|object and device import|object imports are not supported|Importing a device is not supported
 not yet|tag matching|^tests\.test_tag_matching: Extended CQ is not supported
 '
 

@@ -175,9 +175,26 @@ void c_ioctl_device(void)
 		bad("QUERY_PORT: gid_tbl_len %u link_layer %u", pr.legacy_resp.gid_tbl_len,
 		    pr.legacy_resp.link_layer);
 #undef PORT
+	/* QUERY_CONTEXT, with sroce's attribute (what GET_CONTEXT said) */
 	ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT);
+	ncomp = 0;
 	ioc_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &ncomp, sizeof(ncomp));
-	expect("QUERY_CONTEXT (no query_ucontext)", ioc_send(x.fd, &c), EOPNOTSUPP);
+	expect("QUERY_CONTEXT", ioc_send(x.fd, &c), 0);
+	if (!case_failed && !ncomp)
+		bad("QUERY_CONTEXT answered 0 completion vectors");
+	memset(&resp, 0xee, sizeof(resp));
+	ioc_out(&c, SROCE_ATTR_QUERY_CONTEXT_RESP, &resp, sizeof(resp));
+	expect("QUERY_CONTEXT with the driver response", ioc_send(x.fd, &c), 0);
+	if (!case_failed && (resp.abi_version != SROCE_UVERBS_ABI_VERSION ||
+			     !(resp.features & SROCE_FEATURE_DM) || resp.reserved))
+		bad("QUERY_CONTEXT answered abi_version %u, features 0x%x, reserved 0x%llx",
+		    resp.abi_version, resp.features, (unsigned long long)resp.reserved);
+	ioc_find(&c, SROCE_ATTR_QUERY_CONTEXT_RESP)->len = 8;
+	expect("QUERY_CONTEXT, driver response too short", ioc_send(x.fd, &c), EINVAL);
+	ioc_find(&c, SROCE_ATTR_QUERY_CONTEXT_RESP)->len = sizeof(resp);
+	ioc_find(&c, SROCE_ATTR_QUERY_CONTEXT_RESP)->data = 0x40;
+	expect("QUERY_CONTEXT, driver response at an unmapped address", ioc_send(x.fd, &c),
+	       EFAULT);
 
 #define GIDE(what, want, port, index, ...) do {				\
 		ioc_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY); \

@@ -68,6 +68,29 @@ static bool all(const uint8_t *p, size_t n, uint8_t v)
 	return true;
 }
 
+/* SROCE_METHOD_DM_QUERY (for ibv_import_dm()): the length, and its refusals. */
+static void dm_query_checks(struct ctx *x, struct ctx *y, uint32_t h, uint64_t len)
+{
+	struct sroce_dm_query_resp r = { .length = ~0ULL };
+	struct ioc c;
+
+	ioc_init(&c, UVERBS_OBJECT_DM, SROCE_METHOD_DM_QUERY);
+	ioc_obj(&c, SROCE_ATTR_QUERY_DM_HANDLE, h);
+	ioc_out(&c, SROCE_ATTR_QUERY_DM_RESP, &r, sizeof(r));
+	expect("DM_QUERY", ioc_send(x->fd, &c), 0);
+	if (!case_failed && r.length != len)
+		bad("DM_QUERY answered %llu bytes, not %llu", (unsigned long long)r.length,
+		    (unsigned long long)len);
+	expect("DM_QUERY of another context's DM", ioc_send(y->fd, &c), ENOENT);
+	ioc_find(&c, SROCE_ATTR_QUERY_DM_HANDLE)->data = h + 1000;
+	expect("DM_QUERY of an unknown handle", ioc_send(x->fd, &c), ENOENT);
+	ioc_find(&c, SROCE_ATTR_QUERY_DM_HANDLE)->data = h;
+	ioc_find(&c, SROCE_ATTR_QUERY_DM_RESP)->len = 4;
+	expect("DM_QUERY, response too short", ioc_send(x->fd, &c), EINVAL);
+	ioc_drop(&c, SROCE_ATTR_QUERY_DM_RESP);
+	expect("DM_QUERY without its response", ioc_send(x->fd, &c), EINVAL);
+}
+
 /*
  * Bad lengths and alignments; mappings at the wrong size or offset or in
  * another context; regions past the end or not zero-based (an empty one
@@ -97,6 +120,7 @@ void c_dm(void)
 	expect("DM_ALLOC of 3 pages less 10 bytes", dm_alloc(&x, 3 * pg - 10, 3, &h), 0);
 	if (case_failed)
 		goto out;
+	dm_query_checks(&x, &y, h, 3 * pg - 10);
 	map_fails("a DM mapping of one page of three", x.fd, pg,
 		  PROT_READ | PROT_WRITE, dm_off(h), EINVAL);
 	map_fails("a DM mapping one page in", x.fd, 2 * pg,

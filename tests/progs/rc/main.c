@@ -105,6 +105,7 @@ static const struct tcase {
 	{ "odp_remap", case_odp_remap },
 	{ "odp_memlock", case_odp_memlock },
 	{ "odp_errors", case_odp_errors },
+	{ "import", case_import },
 };
 
 /* In the child: open, run, release; report "P", "S why" or "F why" on @fd. */

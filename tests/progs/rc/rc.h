@@ -324,6 +324,9 @@ int case_mw2_qp_gone(void);
 int case_xrc(void);
 int case_xrc_errors(void);
 
+/* import.c */
+int case_import(void);
+
 /* odp.c */
 int case_odp(void);
 int case_odp_implicit(void);
