@@ -31,7 +31,7 @@ RDMA_TOOL_TIMEOUT=600
 
 # The cases that move data (the error-path cases expect exact completions
 # a lossy wire may legitimately delay; the rc group runs them).
-FAULT_CASES=send,send_imm,send_sge,send_unsignaled,rdma_write,rdma_write_imm,rdma_read,rdma_read_sge,atomic_cas,atomic_faa,wr_api,fill_sq,many_qps,xrc
+FAULT_CASES=send,send_imm,send_sge,send_unsignaled,rdma_write,rdma_write_imm,rdma_read,rdma_read_sge,atomic_cas,atomic_faa,wr_api,fill_sq,many_qps,xrc,odp
 
 # faults_trace's events off too, should its test have been killed.
 t_group_reset() {
