@@ -54,7 +54,7 @@ static int sroce_dm_copy_from(void *dst, struct ibv_dm *ibdm,
 	return ret;
 }
 
-/* Map @dm's memory; 0 or a positive errno. */
+/* Map @dm's memory, and copy through that; 0 or a positive errno. */
 static int sroce_dm_map(struct sroce_dm *dm, int cmd_fd)
 {
 	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -66,6 +66,8 @@ static int sroce_dm_map(struct sroce_dm *dm, int cmd_fd)
 	if (buf == MAP_FAILED)
 		return errno;
 	dm->buf = buf;
+	dm->vdm.dm.memcpy_to_dm = sroce_dm_copy_to;
+	dm->vdm.dm.memcpy_from_dm = sroce_dm_copy_from;
 	return 0;
 }
 
@@ -104,8 +106,6 @@ struct ibv_dm *sroce_dm_alloc(struct ibv_context *ibctx,
 	ret = sroce_dm_map(dm, ibctx->cmd_fd);
 	if (ret)
 		goto err_free_dm;
-	dm->vdm.dm.memcpy_to_dm = sroce_dm_copy_to;
-	dm->vdm.dm.memcpy_from_dm = sroce_dm_copy_from;
 	return &dm->vdm.dm;
 
 err_free_dm:
@@ -187,8 +187,6 @@ struct ibv_dm *sroce_dm_import(struct ibv_context *ibctx, uint32_t dm_handle)
 	ret = sroce_dm_map(dm, ibctx->cmd_fd);
 	if (ret)
 		goto err_free;
-	dm->vdm.dm.memcpy_to_dm = sroce_dm_copy_to;
-	dm->vdm.dm.memcpy_from_dm = sroce_dm_copy_from;
 	return &dm->vdm.dm;
 
 err_free:

@@ -599,6 +599,37 @@ static int query_context(struct sroce_context *ctx)
 	((struct verbs_context *)(uintptr_t)				\
 	 offsetof(struct sroce_context, vctx))
 
+/*
+ * A context over @cmd_fd (owned from here on, closed on failure), which
+ * @learn tells the module's ABI and features: GET_CONTEXT for a file just
+ * opened, QUERY_CONTEXT for one imported.
+ */
+static struct verbs_context *
+sroce_context_new(struct ibv_device *ibdev, int cmd_fd,
+		  int (*learn)(struct sroce_context *ctx))
+{
+	struct sroce_context *ctx;
+	int ret;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
+					    SROCE_VCTX_OFFSET, SROCE_DRIVER_ID);
+	if (!ctx)
+		return NULL;
+
+	ret = learn(ctx);
+	if (ret)
+		goto err_uninit_context;
+
+	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
+	return &ctx->vctx;
+
+err_uninit_context:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	errno = ret;
+	return NULL;
+}
+
 /**
  * sroce_alloc_context() - verbs_device_ops.alloc_context, for ibv_open_device()
  * @ibdev: device claimed through sroce_match_table
@@ -611,28 +642,8 @@ static struct verbs_context *sroce_alloc_context(struct ibv_device *ibdev,
 						 int cmd_fd,
 						 void *private_data)
 {
-	struct sroce_context *ctx;
-	int ret;
-
 	(void)private_data;
-
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
-					    SROCE_VCTX_OFFSET, SROCE_DRIVER_ID);
-	if (!ctx)
-		return NULL;
-
-	ret = get_context(ctx);
-	if (ret)
-		goto err_uninit_context;
-
-	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
-	return &ctx->vctx;
-
-err_uninit_context:
-	verbs_uninit_context(&ctx->vctx);
-	free(ctx);
-	errno = ret;
-	return NULL;
+	return sroce_context_new(ibdev, cmd_fd, get_context);
 }
 
 /**
@@ -651,26 +662,7 @@ err_uninit_context:
 static struct verbs_context *sroce_import_context(struct ibv_device *ibdev,
 						  int cmd_fd)
 {
-	struct sroce_context *ctx;
-	int ret;
-
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx),
-					    SROCE_VCTX_OFFSET, SROCE_DRIVER_ID);
-	if (!ctx)
-		return NULL;
-
-	ret = query_context(ctx);
-	if (ret)
-		goto err_uninit_context;
-
-	verbs_set_ops(&ctx->vctx, &sroce_ctx_ops);
-	return &ctx->vctx;
-
-err_uninit_context:
-	verbs_uninit_context(&ctx->vctx);
-	free(ctx);
-	errno = ret;
-	return NULL;
+	return sroce_context_new(ibdev, cmd_fd, query_context);
 }
 
 /**
