@@ -44,19 +44,7 @@ static int odp_caps(struct dev *d)
 /* A counter of @d ("rdma statistic"), or -1 if it has none by that name. */
 static long long odp_counter(const struct dev *d, const char *name)
 {
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-		 d->name, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	return hw_counter_of(d->ctx, name);
 }
 
 /* Fresh anonymous memory, never touched: none of its pages exist yet. */
@@ -106,22 +94,33 @@ static int check_zero(const uint8_t *p, size_t n, const char *what)
 	return 0;
 }
 
+/*
+ * A WRITE from @loc to @rem, or a READ from @rem into @loc, of @len bytes
+ * of a pattern written at the source first; the destination checked.
+ */
+static int odp_rdma(struct pair *p, enum ibv_wr_opcode op, struct buf *loc, size_t loff,
+		    struct buf *rem, size_t roff, size_t len, uint64_t id, const char *what)
+{
+	bool write = op == IBV_WR_RDMA_WRITE;
+	uint8_t *from = write ? loc->p + loff : rem->p + roff;
+	uint8_t *to = write ? rem->p + roff : loc->p + loff;
+
+	pattern(from, len, (uint32_t)id);
+	TRY(post_rdma(&p->a, id, op, loc, loff, rem, roff, len, 0));
+	TRY(want_send(&p->a, id, write ? IBV_WC_RDMA_WRITE : IBV_WC_RDMA_READ, what));
+	return check_bytes(to, from, len, what);
+}
+
 static int odp_write(struct pair *p, struct buf *src, size_t soff, struct buf *dst,
 		     size_t doff, size_t len, uint64_t id, const char *what)
 {
-	pattern(src->p + soff, len, (uint32_t)id);
-	TRY(post_rdma(&p->a, id, IBV_WR_RDMA_WRITE, src, soff, dst, doff, len, 0));
-	TRY(want_send(&p->a, id, IBV_WC_RDMA_WRITE, what));
-	return check_bytes(dst->p + doff, src->p + soff, len, what);
+	return odp_rdma(p, IBV_WR_RDMA_WRITE, src, soff, dst, doff, len, id, what);
 }
 
 static int odp_read(struct pair *p, struct buf *dst, size_t doff, struct buf *src,
 		    size_t soff, size_t len, uint64_t id, const char *what)
 {
-	pattern(src->p + soff, len, (uint32_t)id);
-	TRY(post_rdma(&p->a, id, IBV_WR_RDMA_READ, dst, doff, src, soff, len, 0));
-	TRY(want_send(&p->a, id, IBV_WC_RDMA_READ, what));
-	return check_bytes(dst->p + doff, src->p + soff, len, what);
+	return odp_rdma(p, IBV_WR_RDMA_READ, dst, doff, src, soff, len, id, what);
 }
 
 /* SEND of @len bytes from @src at @soff into a receive at @dst, @doff. */
