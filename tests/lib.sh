@@ -101,6 +101,19 @@ kmsg_drop_known() {
 	END { if (inrep) flush("") }'
 }
 
+# kmsg_loud_since MARK: the kernel log lines at warning level or above
+# logged after the line MARK (a sed pattern), less the emulator's timing
+# noise: under software emulation the guest's vCPU can stall for tens of
+# milliseconds, and the kernel says so once per boot, from wherever the
+# stall lands ("hrtimer: interrupt took N ns", the clocksource watchdog
+# marking the TSC unstable, RT throttling).  None of those names a driver;
+# sroce's one hrtimer (the pacer) is a soft one, outside hrtimer's measure.
+kmsg_loud_since() {
+	dmesg -r | sed -n "/$1/,\$p" | grep -E '^<[0-4]>' |
+		grep -vE '^<[0-4]>(hrtimer: interrupt took [0-9]+ ns|clocksource: .*(unstable|skew)|tsc: Marking TSC unstable|sched: RT throttling activated)' ||
+		true
+}
+
 # kmemleak_drop_known: a kmemleak report on stdin, to stdout less the
 # objects known not to be sroce's leaks; prints one line naming each kind
 # it dropped, on stderr.  Known:

@@ -69,7 +69,7 @@ test_queue_memory_charged() {
 		fail "the OOM killer killed in the cgroup (exit status $rc)"
 	[ "$rc" = 0 ] || fail "sroce_limits memcg: exit status $rc"
 	[ "$(grep -c ': pass$' /tmp/memcg.out)" = 20 ] || fail "not every case ran"
-	loud=$(dmesg -r | sed -n '/sroce-memcg: mark$/,$p' | grep -E '^<[0-4]>' || true)
+	loud=$(kmsg_loud_since 'sroce-memcg: mark$')
 	[ -z "$loud" ] || fail "the kernel logged at warning level or above: $(head -n 3 <<<"$loud")"
 }
 

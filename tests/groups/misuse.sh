@@ -33,7 +33,7 @@ kmsg_mark() { echo "sroce-misuse: mark $1" >/dev/kmsg; }
 # level or above (sroce's ratelimited debug lines are level 7).
 kmsg_quiet() {
 	local loud
-	loud=$(dmesg -r | sed -n "/sroce-misuse: mark $1\$/,\$p" | grep -E '^<[0-4]>' || true)
+	loud=$(kmsg_loud_since "sroce-misuse: mark $1\$")
 	[ -z "$loud" ] || fail "the kernel logged at warning level or above: $(head -n 3 <<<"$loud")"
 }
 
