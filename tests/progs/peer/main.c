@@ -219,7 +219,9 @@ static void __attribute__((noreturn)) usage(void)
 
 int main(int argc, char **argv)
 {
-	struct runner r = { .ncases = NSCEN, .name = scenario_name, .run = run_scenario };
+	struct runner r = {
+		.ncases = NSCEN, .name = scenario_name, .run = run_scenario, .timed = true,
+	};
 	const char *victim_ip = NULL, *peer_ip = NULL;
 	unsigned int i, j;
 	int c;
