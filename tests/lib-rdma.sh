@@ -482,13 +482,17 @@ pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
 # rdma_disconnect(), and CM stops resending the DREQ of a destroyed ID, so
 # one lost DREQ would leave the server waiting for the disconnect forever.
 # CM resends a DREQ after about 5 s (rdma_cm's CM response timeout).
+# RPING_ACK_TIMEOUT=T: both ends' QPs get local ACK timeout T
+# (tests/progs/sroce_cm_ack.c) instead of rdma_cm's half second.
 rping_pair() {
-	local n=${1:-1000} addr=${2:-$RDMA_IP1} got wrap=()
-	[ -z "${RPING_LINGER:-}" ] ||
-		wrap=(env LD_PRELOAD="$SROCE_PROGS/libsroce_linger.so" SROCE_LINGER_MS="$RPING_LINGER")
-	srv_start rping rping -s -a "$addr" -v -C "$n"
+	local n=${1:-1000} addr=${2:-$RDMA_IP1} got ack= linger=
+	[ -z "${RPING_ACK_TIMEOUT:-}" ] || ack=$SROCE_PROGS/libsroce_cm_ack.so
+	[ -z "${RPING_LINGER:-}" ] || linger=$SROCE_PROGS/libsroce_linger.so
+	srv_start rping env LD_PRELOAD="$ack" SROCE_CM_ACK_TIMEOUT="${RPING_ACK_TIMEOUT:-}" \
+		rping -s -a "$addr" -v -C "$n"
 	srv_wait_cm 7174
-	cli_run rping "${wrap[@]}" rping -c -a "$addr" -v -V -C "$n"
+	cli_run rping env LD_PRELOAD="$ack $linger" SROCE_CM_ACK_TIMEOUT="${RPING_ACK_TIMEOUT:-}" \
+		SROCE_LINGER_MS="${RPING_LINGER:-}" rping -c -a "$addr" -v -V -C "$n"
 	srv_finish
 	got=$(pings "$CLI_LOG" "")
 	[ "$got" = "$n" ] || fail "rping $addr: the client saw $got distinct pings, expected $n"
