@@ -15,9 +15,17 @@
  * lives in the kernel and answers duplicates without the program, can
  * acknowledge such a resend; then it destroys the QP as asked.
  *
- * The definition below is unversioned, which the dynamic linker accepts
- * for the program's reference to ibv_destroy_qp@IBVERBS_1.1; the real one
- * is found with dlvsym().
+ * An rdma_cm program (rping) has the closing handshake: once its
+ * connection is disconnected (RDMA_CM_EVENT_DISCONNECTED: the peer
+ * answered the DREQ, or sent its own, or CM gave up resending it) nothing
+ * is left to resend either way, and the wait ends there.  The library
+ * sees the event as the program takes it (rdma_get_cm_event); it is for
+ * programs of one connection.
+ *
+ * The definitions below are unversioned, which the dynamic linker accepts
+ * for the program's references to ibv_destroy_qp@IBVERBS_1.1 and
+ * rdma_get_cm_event@RDMACM_1.0; the real ones are found with dlvsym().
+ * A program without librdmacm never calls the second.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -26,17 +34,39 @@
 #include <time.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
 
 typedef int (*destroy_qp_fn)(struct ibv_qp *qp);
+typedef int (*get_cm_event_fn)(struct rdma_event_channel *ch, struct rdma_cm_event **ev);
+
+/* The program took an RDMA_CM_EVENT_DISCONNECTED. */
+static volatile int disconnected;
 
 static void linger(void)
 {
 	const char *s = getenv("SROCE_LINGER_MS");
-	long ms = s ? strtol(s, NULL, 10) : 3000;
-	struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	long ms = s && *s ? strtol(s, NULL, 10) : 3000;
+	const struct timespec tick = { .tv_nsec = 10 * 1000000L };
 
-	while (ms > 0 && nanosleep(&t, &t))
-		;
+	for (; ms > 0 && !__atomic_load_n(&disconnected, __ATOMIC_ACQUIRE); ms -= 10)
+		nanosleep(&tick, NULL);
+}
+
+int rdma_get_cm_event(struct rdma_event_channel *ch, struct rdma_cm_event **ev)
+{
+	static get_cm_event_fn real;
+	int ret;
+
+	if (!real)
+		real = (get_cm_event_fn)dlvsym(RTLD_NEXT, "rdma_get_cm_event", "RDMACM_1.0");
+	if (!real) {
+		fprintf(stderr, "sroce_linger: no rdma_get_cm_event@RDMACM_1.0: %s\n", dlerror());
+		abort();
+	}
+	ret = real(ch, ev);
+	if (!ret && (*ev)->event == RDMA_CM_EVENT_DISCONNECTED)
+		__atomic_store_n(&disconnected, 1, __ATOMIC_RELEASE);
+	return ret;
 }
 
 int ibv_destroy_qp(struct ibv_qp *qp)
