@@ -476,8 +476,9 @@ pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
 # rping_pair [N [ADDR]]: N pings (default 1000) to ADDR (default the
 # server's address, RDMA_IP1); the client verifies every one (-V: the data
 # read back matches) and both ends must have seen them all.
-# RPING_LINGER=MS: the client keeps its QP, and so its rdma_cm ID, MS
-# milliseconds after it disconnects (tests/progs/sroce_linger.c), for a
+# RPING_LINGER=MS: the client keeps its QP, and so its rdma_cm ID, up to
+# MS milliseconds after it disconnects, until the disconnect is complete
+# (tests/progs/sroce_linger.c), for a
 # wire that loses packets: rping destroys both right after
 # rdma_disconnect(), and CM stops resending the DREQ of a destroyed ID, so
 # one lost DREQ would leave the server waiting for the disconnect forever.

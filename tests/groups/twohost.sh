@@ -173,9 +173,10 @@ pair_impair() {
 # Every fault of faults/all_at_once on the wire between the two guests,
 # two kernels apart, each guest impairing its own egress: ibv_rc_pingpong
 # -c, rping -V (its QPs with the 67 ms ACK timeout faults.sh gives them)
-# and NVMe-oF with fio verify must still deliver every byte and finish.  Each end keeps its QP (pingpong) or rdma_cm ID (rping's
-# client) a while after its last message, for the other end's resends
-# (faults.sh says why).  Each guest's sroce0 must show the faults in its
+# and NVMe-oF with fio verify must still deliver every byte and finish.
+# Each end keeps its QP (pingpong) or rdma_cm ID (rping's client) a while
+# after its last message, for the other end's resends (faults.sh says
+# why).  Each guest's sroce0 must show the faults in its
 # counters: a wire netem left alone would prove nothing.
 test_netem_all_at_once() {
 	local linger=(env LD_PRELOAD="$SROCE_PROGS/libsroce_linger.so") n=0 c
