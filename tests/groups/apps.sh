@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=65 cost=525
+# sroce-test: where=guest order=65 cost=590
 #
 # RDMA software as a user installs it from Debian 12 (scripts/deps.sh),
 # unmodified, over sroce: qperf; UCX (ucx_info, ucx_perftest over UCT and

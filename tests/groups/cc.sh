@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=57 cost=535
+# sroce-test: where=guest order=57 cost=480
 #
 # Congestion control (issue 26): ECN marking, the notification point's
 # CNPs, the reaction point's DCQCN rate cuts and pacing, and per-QP rate

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=34 cost=180
+# sroce-test: where=guest order=34 cost=225
 #
 # The kernel's connection manager (rdma_cm) on top of sroce, proven with
 # librdmacm's own example programs: ucmatose (RC), udaddy (UD),

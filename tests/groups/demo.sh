@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=12 cost=55
+# sroce-test: where=guest order=12 cost=95
 #
 # "make run" (scripts/demo.sh) boots a guest and runs scripts/demo-guest.sh
 # in it; these tests run that same guest script and hold it to what the

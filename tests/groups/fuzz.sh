@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=57 cost=60
+# sroce-test: where=guest order=57 cost=100
 #
 # Hostile packets: tests/progs/sroce_fuzz sends SROCE_FUZZ_PACKETS (default
 # below) random and mutated RoCEv2 datagrams at sroce2 while verified RC

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=38 cost=520
+# sroce-test: where=guest order=38 cost=495
 #
 # Wire interoperability with Linux's rdma_rxe: rxe0 in the initial
 # namespace and sroce0 in namespace sroce-peer, joined by a veth pair

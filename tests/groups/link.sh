@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=10 cost=150
+# sroce-test: where=guest order=10 cost=130
 #
 # The device skeleton: module load and autoload, rdma link add/delete,
 # GIDs, the port following its netdev, namespaces, teardown by every route,

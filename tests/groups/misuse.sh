@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=58 cost=65
+# sroce-test: where=guest order=58 cost=45
 #
 # Hostile userspace (issue 8): tests/progs/sroce_misuse opens sroce's uverbs
 # file itself and sends invalid commands through all three uverbs entry

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=45 cost=35
+# sroce-test: where=guest order=45 cost=45
 #
 # NFS over RDMA: the kernel NFS server (nfsd, with nfs-kernel-server's
 # exportfs and rpc.mountd) listening for RPC-over-RDMA on port 20049, and

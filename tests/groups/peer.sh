@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=56 cost=190
+# sroce-test: where=guest order=56 cost=170
 #
 # A scripted peer: tests/progs/sroce_peer makes a victim RC (or UC) QP on
 # sroce2 and plays the other end of its connection itself, packet by

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=30 cost=380
+# sroce-test: where=guest order=30 cost=300
 #
 # The RC transport end to end, through the tools everyone uses: the
 # libibverbs pingpongs (-c: one byte per page), perftest's bandwidth and

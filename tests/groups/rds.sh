@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=50 cost=30
+# sroce-test: where=guest order=50 cost=20
 #
 # RDS over RDMA (rds_rdma): tests/progs/sroce_rds_test exchanges messages
 # from 1 byte to 64 KiB between two AF_RDS sockets forced onto the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=42 cost=60
+# sroce-test: where=guest order=42 cost=85
 #
 # SCSI RDMA Protocol on sroce: the kernel's SRP target (ib_srpt, a LIO
 # fabric, configured through configfs directly) and SRP initiator (ib_srp),

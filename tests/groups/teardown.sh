@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=60 cost=260
+# sroce-test: where=guest order=60 cost=320
 #
 # Teardown under load (issue 8): each test tears sroce down by one route,
 # SROCE_TEARDOWN_ITERS times (default 20; 100 in "make check-deep"), every

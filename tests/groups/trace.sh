@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=36 cost=105
+# sroce-test: where=guest order=36 cost=90
 #
 # sroce's tracepoints (Documentation/tracing.rst) against its counters.
 # Every sroce event is enabled through tracefs around a known exchange,

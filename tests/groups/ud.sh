@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=32 cost=310
+# sroce-test: where=guest order=32 cost=240
 #
 # The unreliable transports, UD and UC, through the tools everyone uses:
 # ibv_ud_pingpong and ibv_uc_pingpong (-c: one byte per page), perftest's
