@@ -331,7 +331,8 @@ int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
  * @len: bytes from there
  *
  * Only on-demand regions are looked at (a key that fails its checks fails
- * when the answer is copied).
+ * when the answer is copied), and no key at all while the device has none
+ * (a region registered before the request was posted is counted).
  *
  * Context: Any context.
  * Return: 0, or -EAGAIN or -EFAULT as sroce_odp_prepare().
@@ -343,6 +344,8 @@ int sroce_sge_prepare(struct sroce_qp *qp, const struct sroce_sge *sge,
 	u32 i, chunk;
 	int err = 0;
 
+	if (!atomic_read(&sroce_qp_dev(qp)->num_odp_mr))
+		return 0;
 	for (i = 0; i < num_sge && len && !err; i++) {
 		if (offset >= sge[i].length) {
 			offset -= sge[i].length;

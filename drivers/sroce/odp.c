@@ -137,6 +137,7 @@ int sroce_odp_mr_init(struct sroce_mr *mr, struct ib_device *ibdev,
 	xa_init(&mr->odp_children);
 	mutex_init(&mr->odp_grow);
 	WRITE_ONCE(odp->private, mr);
+	atomic_inc(&to_sdev(ibdev)->num_odp_mr);
 	return 0;
 }
 
@@ -155,6 +156,7 @@ void sroce_odp_mr_release(struct sroce_mr *mr)
 		ib_umem_odp_release(child);
 	xa_destroy(&mr->odp_children);
 	mutex_destroy(&mr->odp_grow);
+	atomic_dec(&to_sdev(mr->odp->umem.ibdev)->num_odp_mr);
 	ib_umem_odp_release(mr->odp);
 }
 

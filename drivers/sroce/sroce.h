@@ -162,6 +162,8 @@ struct sroce_mcast {
  * @num_cq: completion queues allocated, bounded by @attr.max_cq
  * @num_srq: shared receive queues allocated, bounded by @attr.max_srq
  * @num_dm: device memory allocations, bounded by SROCE_DM_MAX
+ * @num_odp_mr: on-demand regions alive (odp.c): while there are none, a
+ *	READ or atomic looks up none of its local keys before it is sent
  * @xsrq_pool: XRC SRQ number -> struct sroce_srq (xrc.c), bounded by
  *	@attr.max_srq
  * @srq_serial: the last SRQ serial handed out (struct sroce_srq, @serial)
@@ -195,6 +197,7 @@ struct sroce_dev {
 	atomic_t num_cq;
 	atomic_t num_srq;
 	atomic_t num_dm;
+	atomic_t num_odp_mr;
 	struct sroce_pool xsrq_pool;
 	atomic64_t srq_serial;
 	struct sroce_pool qp_pool;
