@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=55 cost=330
+# sroce-test: where=guest order=55 cost=490
 #
 # Network faults: tc netem impairs the wire between two sroce devices —
 # packets lost, reordered behind a delay, duplicated, corrupted, all of it

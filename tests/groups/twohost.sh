@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=pair order=50 cost=850
+# sroce-test: where=pair order=50 cost=1200
 #
 # Two guests, two kernels, one virtual wire (tests/lib-pair.sh draws it;
 # scripts/vm/run-pair.sh boots them): sroce in each, servers in guest a,
