@@ -11,7 +11,7 @@
  * but rping and its kin do not.  On a wire that loses packets on purpose
  * (tests/groups/faults.sh) every lost packet of a ping-pong is a lost
  * last packet, which only the timeout recovers: 100 pings over a wire
- * losing 5 % wait out the timeout 150 times.  With this library
+ * losing 5 % took 108 s.  With this library
  * preloaded, the program's IDs ask for SROCE_CM_ACK_TIMEOUT (4.096 us
  * times 2 to that power; 14 is 67 ms, what sroce_rc_test's cases use)
  * before the route is resolved (the active side: the packet lifetime
