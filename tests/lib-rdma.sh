@@ -473,6 +473,18 @@ pingpong() {
 # pings LOG PREFIX: how many distinct pings 0..999 LOG shows.
 pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
 
+# rping_env server|client: RPING_ENV, the command prefix (env ...) that
+# gives that end of rping RPING_ACK_TIMEOUT and, the client, RPING_LINGER
+# (below).
+rping_env() {
+	local pre=
+	[ -z "${RPING_ACK_TIMEOUT:-}" ] || pre=$SROCE_PROGS/libsroce_cm_ack.so
+	[ "$1" = server ] || [ -z "${RPING_LINGER:-}" ] ||
+		pre="${pre:+$pre }$SROCE_PROGS/libsroce_linger.so"
+	RPING_ENV=(env LD_PRELOAD="$pre" SROCE_CM_ACK_TIMEOUT="${RPING_ACK_TIMEOUT:-}"
+		SROCE_LINGER_MS="${RPING_LINGER:-}")
+}
+
 # rping_pair [N [ADDR]]: N pings (default 1000) to ADDR (default the
 # server's address, RDMA_IP1); the client verifies every one (-V: the data
 # read back matches) and both ends must have seen them all.
@@ -486,14 +498,12 @@ pings() { grep -oE "^${2}ping data: rdma-ping-[0-9]+:" "$1" | sort -u | wc -l; }
 # RPING_ACK_TIMEOUT=T: both ends' QPs get local ACK timeout T
 # (tests/progs/sroce_cm_ack.c) instead of rdma_cm's half second.
 rping_pair() {
-	local n=${1:-1000} addr=${2:-$RDMA_IP1} got ack= linger=
-	[ -z "${RPING_ACK_TIMEOUT:-}" ] || ack=$SROCE_PROGS/libsroce_cm_ack.so
-	[ -z "${RPING_LINGER:-}" ] || linger=$SROCE_PROGS/libsroce_linger.so
-	srv_start rping env LD_PRELOAD="$ack" SROCE_CM_ACK_TIMEOUT="${RPING_ACK_TIMEOUT:-}" \
-		rping -s -a "$addr" -v -C "$n"
+	local n=${1:-1000} addr=${2:-$RDMA_IP1} got
+	rping_env server
+	srv_start rping "${RPING_ENV[@]}" rping -s -a "$addr" -v -C "$n"
 	srv_wait_cm 7174
-	cli_run rping env LD_PRELOAD="$ack $linger" SROCE_CM_ACK_TIMEOUT="${RPING_ACK_TIMEOUT:-}" \
-		SROCE_LINGER_MS="${RPING_LINGER:-}" rping -c -a "$addr" -v -V -C "$n"
+	rping_env client
+	cli_run rping "${RPING_ENV[@]}" rping -c -a "$addr" -v -V -C "$n"
 	srv_finish
 	got=$(pings "$CLI_LOG" "")
 	[ "$got" = "$n" ] || fail "rping $addr: the client saw $got distinct pings, expected $n"

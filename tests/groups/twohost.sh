@@ -180,17 +180,19 @@ pair_impair() {
 # counters: a wire netem left alone would prove nothing.
 test_netem_all_at_once() {
 	local linger=(env LD_PRELOAD="$SROCE_PROGS/libsroce_linger.so") n=0 c
-	local ack=$SROCE_PROGS/libsroce_cm_ack.so
+	local RPING_ACK_TIMEOUT=14 RPING_LINGER=10000 srv cli
 	local RDMA_TOOL_TIMEOUT=600 TOOL_WRAP=("${linger[@]}" SROCE_LINGER_MS=3000)
 	pair_topo 1500
 	pair_impair loss 2% duplicate 2% corrupt 1% delay 5ms reorder 10% 50%
 	PAIR_SERVER_ADDR=$RDMA_IP1
 	pingpong rc "$RDMA_GID1" "$RDMA_GID2" ibv_rc_pingpong -m 1024 -s 16384
 	TOOL_WRAP=()
-	pair_cm rping 7174 env LD_PRELOAD="$ack" SROCE_CM_ACK_TIMEOUT=14 \
-		rping -s -a "$RDMA_IP1" -v -C 100 -- \
-		env LD_PRELOAD="$ack $SROCE_PROGS/libsroce_linger.so" SROCE_CM_ACK_TIMEOUT=14 \
-		SROCE_LINGER_MS=10000 rping -c -a "$RDMA_IP1" -v -V -C 100
+	rping_env server
+	srv=("${RPING_ENV[@]}")
+	rping_env client
+	cli=("${RPING_ENV[@]}")
+	pair_cm rping 7174 "${srv[@]}" rping -s -a "$RDMA_IP1" -v -C 100 -- \
+		"${cli[@]}" rping -c -a "$RDMA_IP1" -v -V -C 100
 	[ "$(pings "$PAIR_LOG" "$([ "$PAIR_ROLE" = a ] && echo 'server ')")" = 100 ] ||
 		fail "rping: not all 100 pings seen"
 	! grep -qi mismatch "$PAIR_LOG" "$PAIR_LOG.err" || fail "rping: data mismatch"
