@@ -96,6 +96,9 @@ static enum ib_wc_opcode sroce_wc_opcode(u32 wr_opcode)
 	case SROCE_WR_ATOMIC_WRITE:
 		/* User QPs only: libibverbs' number (6.2+: the kernel's). */
 		return (enum ib_wc_opcode)SROCE_WC_ATOMIC_WRITE;
+	case SROCE_WR_FLUSH:
+		/* Likewise. */
+		return (enum ib_wc_opcode)SROCE_WC_FLUSH;
 	default:
 		return IB_WC_SEND;
 	}
@@ -444,8 +447,8 @@ static bool sroce_comp_read_shape_ok(struct sroce_qp *qp,
 		want = SROCE_OPF_MIDDLE;
 	if (!(flags & want) || !(flags & SROCE_OPF_READ))
 		return false;
-	/* An ATOMIC WRITE's answer carries no data. */
-	if (w->opcode == SROCE_WR_ATOMIC_WRITE)
+	/* An ATOMIC WRITE's or a FLUSH's answer carries no data. */
+	if (w->opcode == SROCE_WR_ATOMIC_WRITE || w->opcode == SROCE_WR_FLUSH)
 		return !pkt->paylen;
 	if (flags & SROCE_OPF_END)
 		return pkt->paylen == w->length - offset;

@@ -360,7 +360,9 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 				 IB_DEVICE_MEM_WINDOW |
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_XRC |
-				 SROCE_DEVICE_ATOMIC_WRITE;
+				 SROCE_DEVICE_ATOMIC_WRITE |
+				 SROCE_DEVICE_FLUSH_GLOBAL |
+				 SROCE_DEVICE_FLUSH_PERSISTENT;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_LOCAL_DMA_LKEY |
 				 IBK_ON_DEMAND_PAGING;
 	sroce_dev_init_odp_caps(&attr->odp_caps);

@@ -50,6 +50,20 @@ struct sroce_reth {
 
 static_assert(sizeof(struct sroce_reth) == 16);
 
+/*
+ * FLUSH Extended Transport Header (IBTA 1.5): the placement type (bits
+ * 3:0, enum sroce_flush_type) and the selectivity level (bits 5:4, enum
+ * sroce_flush_level); the rest is reserved.
+ */
+struct sroce_feth {
+	__be32 bits;
+};
+
+static_assert(sizeof(struct sroce_feth) == 4);
+
+#define SROCE_FETH_PLT		GENMASK(3, 0)
+#define SROCE_FETH_SEL		GENMASK(5, 4)
+
 /* ACK Extended Transport Header: ACK, Atomic ACK, READ responses. */
 struct sroce_aeth {
 	__be32 smsn;	/* syndrome (bits 31:24), MSN (bits 23:0) */

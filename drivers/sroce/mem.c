@@ -10,6 +10,7 @@
  * regions themselves, their keys and lookups are mr.c's.
  */
 #include <linux/highmem.h>
+#include <linux/libnvdimm.h>
 
 #include "sroce.h"
 
@@ -162,6 +163,48 @@ int sroce_mr_copy(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
 	else
 		sroce_mr_copy_user(mr, iova, buf, len, dir);
 	return 0;
+}
+
+/**
+ * sroce_mr_flush() - what a FLUSH does to a region's memory
+ * @mr: the region; the caller checked the range and the rights the
+ *	placement type needs with sroce_mr_check()
+ * @iova: the first address
+ * @len: bytes
+ * @type: enum sroce_flush_type
+ *
+ * Every store the responder made before is visible to every CPU once the
+ * barrier is passed (global visibility: nothing of sroce's is cached
+ * elsewhere).  Persistence also writes the range's CPU cache lines back to
+ * the persistent memory under them, which a region has only when it has
+ * SROCE_MR_FLUSH_PERSISTENT (sroce_mr_flush_rights_ok(): pinned pages of
+ * persistent memory).
+ *
+ * Context: Any context.
+ */
+void sroce_mr_flush(struct sroce_mr *mr, u64 iova, u64 len, u8 type)
+{
+	u64 off = iova - mr->iova + mr->page_offset;
+	unsigned long idx = off >> PAGE_SHIFT;
+	unsigned int poff = off & ~PAGE_MASK;
+	unsigned int chunk;
+	void *va;
+
+	/* Earlier requests' stores before the answer that reports them. */
+	smp_mb();
+	if (!(type & SROCE_FLUSH_PERSISTENT) || mr->type != SROCE_MR_USER)
+		return;
+	while (len && idx < mr->npages) {
+		chunk = min_t(u64, len, PAGE_SIZE - poff);
+		va = kmap_local_page(mr->pages[idx]);
+		arch_wb_cache_pmem(va + poff, chunk);
+		kunmap_local(va);
+		len -= chunk;
+		poff = 0;
+		idx++;
+	}
+	/* The write-backs done (CLWB/CLFLUSHOPT are weakly ordered). */
+	wmb();
 }
 
 /**

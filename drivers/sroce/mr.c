@@ -17,6 +17,7 @@
  * invalid again.
  */
 #include <linux/capability.h>
+#include <linux/ioport.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -58,6 +59,64 @@ static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
 	return 0;
 }
 
+/* Whether @page lies in memory the platform describes as persistent. */
+static bool sroce_page_is_pmem(struct page *page)
+{
+	return region_intersects(page_to_phys(page), PAGE_SIZE, IORESOURCE_MEM,
+				 IORES_DESC_PERSISTENT_MEMORY) ==
+	       REGION_INTERSECTS;
+}
+
+/**
+ * sroce_mr_flush_rights_ok() - may a region have the FLUSH rights asked?
+ * @mr: the region, built but not published (a fast-registration region:
+ *	being registered)
+ * @access: the rights it is to have
+ *
+ * SROCE_MR_FLUSH_GLOBAL fits any region.  SROCE_MR_FLUSH_PERSISTENT only a
+ * user region over pinned persistent memory, every page of it: a FLUSH
+ * asking for persistence is answered only once the data is there.
+ *
+ * Context: Process context (a fast-registration region: any context).
+ * Return: 0, or -EINVAL for persistence asked over memory that has none
+ * (or that sroce cannot check: on-demand paging, device memory, the DMA
+ * region, fast registration).
+ */
+int sroce_mr_flush_rights_ok(struct sroce_mr *mr, u32 access)
+{
+	unsigned long i;
+
+	if (!(access & SROCE_MR_FLUSH_PERSISTENT))
+		return 0;
+	if (mr->type != SROCE_MR_USER)
+		return -EINVAL;
+	for (i = 0; i < mr->npages; i++)
+		if (!sroce_page_is_pmem(mr->pages[i]))
+			return -EINVAL;
+	return 0;
+}
+
+/*
+ * The rights a user region gets: the command's, and those of sroce's
+ * driver data (struct sroce_reg_mr_req), which carries the FLUSH rights
+ * that uverbs before 6.2 refuses in the command.
+ */
+static int sroce_mr_user_access(struct ib_udata *udata, int *access)
+{
+	struct sroce_reg_mr_req req = {};
+	int err;
+
+	if (!udata)
+		return 0;
+	err = sroce_udata_in(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.reserved || (req.flush_access & ~SROCE_MR_FLUSH_RIGHTS))
+		return -EINVAL;
+	*access |= req.flush_access;
+	return 0;
+}
+
 /**
  * sroce_get_dma_mr() - ib_device_ops.get_dma_mr
  * @ibpd: the PD
@@ -73,6 +132,8 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	struct sroce_mr *mr;
 	int err;
 
+	if (access & SROCE_MR_FLUSH_PERSISTENT)
+		return ERR_PTR(-EINVAL);
 	mr = sroce_mr_alloc(ibpd, access);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -149,6 +210,12 @@ static struct sroce_mr *sroce_user_mr_build(struct ib_pd *ibpd, u64 start,
 		kfree(mr);
 		return ERR_PTR(err);
 	}
+	err = sroce_mr_flush_rights_ok(mr, access);
+	if (err) {
+		sroce_mr_unpin(mr);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
 	return mr;
 }
 
@@ -159,7 +226,7 @@ static struct sroce_mr *sroce_user_mr_build(struct ib_pd *ibpd, u64 start,
  * @length: bytes
  * @iova: the address the region is known by (often @start)
  * @access: IB_ACCESS_* flags, already checked by the core
- * @udata: no driver data
+ * @udata: struct sroce_reg_mr_req (the FLUSH rights), or none
  *
  * With IB_ACCESS_ON_DEMAND nothing is pinned (odp.c); with it, address 0
  * and length U64_MAX register the whole address space (implicit on-demand
@@ -167,7 +234,8 @@ static struct sroce_mr *sroce_user_mr_build(struct ib_pd *ibpd, u64 start,
  *
  * Context: Process context. May sleep.
  * Return: the region, or an ERR_PTR (-EFAULT for memory that cannot be
- * pinned, -ENOMEM also past RLIMIT_MEMLOCK or max_mr).
+ * pinned, -ENOMEM also past RLIMIT_MEMLOCK or max_mr, -EINVAL for
+ * SROCE_MR_FLUSH_PERSISTENT over memory that is not persistent).
  */
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata)
@@ -175,7 +243,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct sroce_mr *mr;
 	int err;
 
-	err = sroce_udata_none(udata);
+	err = sroce_mr_user_access(udata, &access);
 	if (err)
 		return ERR_PTR(err);
 	mr = sroce_user_mr_build(ibpd, start, length, iova, access);
@@ -215,6 +283,8 @@ struct ib_mr *sroce_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
 	struct sroce_mr *mr;
 	int err;
 
+	if (attr->access_flags & SROCE_MR_FLUSH_PERSISTENT)
+		return ERR_PTR(-EINVAL);
 	mr = sroce_mr_alloc(ibpd, attr->access_flags);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -337,7 +407,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * @iova: IB_MR_REREG_TRANS: the address the region is known by
  * @access: IB_MR_REREG_ACCESS: IB_ACCESS_* flags, checked by the core
  * @ibpd: the PD the region is to have (its own unless IB_MR_REREG_PD)
- * @udata: no driver data
+ * @udata: IB_MR_REREG_ACCESS: struct sroce_reg_mr_req (the FLUSH rights),
+ *	or none; else none
  *
  * Builds a new region with the new translation, PD and rights and the
  * unchanged rest (re-pinning the same memory if the translation stays),
@@ -370,9 +441,12 @@ struct ib_mr *sroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		length = old->length;
 		iova = old->iova;
 	}
-	if (!(flags & IB_MR_REREG_ACCESS))
+	if (flags & IB_MR_REREG_ACCESS) {
+		err = sroce_mr_user_access(udata, &access);
+	} else {
 		access = old->access;
-	err = sroce_udata_none(udata);
+		err = sroce_udata_none(udata);
+	}
 	if (err)
 		return ERR_PTR(err);
 	err = sroce_mr_set_dying(old);
@@ -530,7 +604,8 @@ int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
 
 	lockdep_assert_held(&qp->sq.lock);
 	if (mr->type != SROCE_MR_FAST_REG || mr->ibmr.pd != qp->ibqp.pd ||
-	    (key >> 8) != (mr->key >> 8))
+	    (key >> 8) != (mr->key >> 8) ||
+	    sroce_mr_flush_rights_ok(mr, access))
 		return -EINVAL;
 	spin_lock_irqsave(&mr->lock, flags);
 	if (mr->valid) {
@@ -605,6 +680,43 @@ struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 	if (mr && sroce_mr_check(mr, qp->resp.pd, va, len, access)) {
 		sroce_mr_put(mr);
 		mr = NULL;
+	}
+	return mr;
+}
+
+/**
+ * sroce_rkey_get_whole() - the region of an rkey, whatever the addresses
+ * @qp: the QP the access arrives on
+ * @rkey: a region's key (a window's finds nothing: a FLUSH of a whole
+ *	region names the region)
+ * @access: the rights needed
+ * @iova: set to the region's first address
+ * @len: set to its length
+ *
+ * Checks the key, the PD (resp.pd), validity and rights, as
+ * sroce_rkey_get() does, but no range.
+ *
+ * Context: Any context. Caller holds qp->resp.lock.
+ * Return: the region, referenced (sroce_mr_put()), or NULL.
+ */
+struct sroce_mr *sroce_rkey_get_whole(struct sroce_qp *qp, u32 rkey,
+				      u32 access, u64 *iova, u64 *len)
+{
+	unsigned long flags;
+	struct sroce_mr *mr;
+
+	if ((rkey >> 8) >= SROCE_MW_INDEX_BASE)
+		return NULL;
+	mr = sroce_mr_get(sroce_qp_dev(qp), rkey);
+	if (!mr)
+		return NULL;
+	spin_lock_irqsave(&mr->lock, flags);
+	*iova = mr->iova;
+	*len = mr->length;
+	spin_unlock_irqrestore(&mr->lock, flags);
+	if (sroce_mr_check(mr, qp->resp.pd, *iova, 0, access)) {
+		sroce_mr_put(mr);
+		return NULL;
 	}
 	return mr;
 }

@@ -3,8 +3,8 @@
  * opcode.c - the opcode table: for each transport the operations it
  * allows, each operation's headers and place in a message, and the header
  * offsets, computed once at module load from the order the IBTA gives
- * (after the BTH: DETH, XRCETH, RETH or AtomicETH, AETH, AtomicAckETH,
- * then ImmDt or IETH).
+ * (after the BTH: DETH, XRCETH, FETH, RETH or AtomicETH, AETH,
+ * AtomicAckETH, then ImmDt or IETH).
  */
 #include <linux/bug.h>
 #include <linux/kernel.h>
@@ -65,6 +65,8 @@ static const struct sroce_op_rule sroce_op_rules[SROCE_OP_MASK + 1] = {
 		REQ_SEND | SROCE_OPF_LAST | SROCE_OPF_IETH },
 	[SROCE_OP_SEND_ONLY_INV] = { "SEND_ONLY_INV",
 		REQ_SEND | SROCE_OPF_ONLY | SROCE_OPF_IETH },
+	[SROCE_OP_FLUSH] = { "FLUSH", SROCE_OPF_REQ | SROCE_OPF_FLUSH |
+		SROCE_OPF_ONLY | SROCE_OPF_RETH },
 	[SROCE_OP_ATOMIC_WRITE] = { "ATOMIC_WRITE", SROCE_OPF_REQ |
 		SROCE_OPF_ATOMIC_WRITE | SROCE_OPF_ONLY | SROCE_OPF_RETH |
 		SROCE_OPF_PAYLOAD },
@@ -77,7 +79,7 @@ static bool sroce_transport_allows(u8 transport, u8 op)
 	case SROCE_TRANSPORT_RC:
 	case SROCE_TRANSPORT_XRC:
 		return op <= SROCE_OP_FETCH_ADD || op == SROCE_OP_SEND_LAST_INV ||
-		       op == SROCE_OP_SEND_ONLY_INV ||
+		       op == SROCE_OP_SEND_ONLY_INV || op == SROCE_OP_FLUSH ||
 		       op == SROCE_OP_ATOMIC_WRITE;
 	case SROCE_TRANSPORT_UC:
 		return op <= SROCE_OP_WRITE_ONLY_IMM;
@@ -108,6 +110,8 @@ static void sroce_opcode_fill(struct sroce_opcode_info *info, u32 flags)
 		      &info->off_deth);
 	sroce_hdr_put(&off, flags, SROCE_OPF_XRCETH,
 		      sizeof(struct sroce_xrceth), &info->off_xrceth);
+	sroce_hdr_put(&off, flags, SROCE_OPF_FLUSH, sizeof(struct sroce_feth),
+		      &info->off_feth);
 	sroce_hdr_put(&off, flags, SROCE_OPF_RETH, sizeof(struct sroce_reth),
 		      &info->off_reth);
 	sroce_hdr_put(&off, flags, SROCE_OPF_ATMETH,

@@ -46,6 +46,7 @@ enum sroce_op {
 	SROCE_OP_FETCH_ADD = 0x14,
 	SROCE_OP_SEND_LAST_INV = 0x16,
 	SROCE_OP_SEND_ONLY_INV = 0x17,
+	SROCE_OP_FLUSH = 0x1c,
 	SROCE_OP_ATOMIC_WRITE = 0x1d,
 	SROCE_OP_MASK = 0x1f,
 };
@@ -77,6 +78,8 @@ enum sroce_op {
  *	8 bytes, answered like a READ of nothing
  * @SROCE_OPF_XRCETH: an XRCETH follows (every XRC request): the SRQ the
  *	target QP receives into, and whose PD it checks keys against
+ * @SROCE_OPF_FLUSH: a FLUSH request (IBTA 1.5): a FETH, then an RETH, no
+ *	data, answered like a READ of nothing
  */
 enum sroce_opf {
 	SROCE_OPF_VALID = BIT(0),
@@ -100,6 +103,7 @@ enum sroce_opf {
 	SROCE_OPF_ONLY = BIT(18),
 	SROCE_OPF_ATOMIC_WRITE = BIT(19),
 	SROCE_OPF_XRCETH = BIT(20),
+	SROCE_OPF_FLUSH = BIT(21),
 };
 
 #define SROCE_OPF_START (SROCE_OPF_FIRST | SROCE_OPF_ONLY)
@@ -112,6 +116,7 @@ enum sroce_opf {
  * @hdr_len: bytes from the start of the BTH to the payload
  * @off_deth: offset of the DETH from the start of the BTH, if present
  * @off_xrceth: likewise for the XRCETH
+ * @off_feth: likewise for the FETH
  * @off_reth: likewise for the RETH
  * @off_atmeth: likewise for the AtomicETH
  * @off_aeth: likewise for the AETH
@@ -124,6 +129,7 @@ struct sroce_opcode_info {
 	u8 hdr_len;
 	u8 off_deth;
 	u8 off_xrceth;
+	u8 off_feth;
 	u8 off_reth;
 	u8 off_atmeth;
 	u8 off_aeth;

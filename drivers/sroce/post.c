@@ -40,6 +40,9 @@ static bool sroce_opcode_allowed(struct sroce_qp *qp, u32 opcode)
 	case SROCE_WR_ATOMIC_WRITE:
 		return (qp->is_user || SROCE_KERNEL_ATOMIC_WRITE) &&
 		       (type == IB_QPT_RC || type == IB_QPT_XRC_INI);
+	case SROCE_WR_FLUSH:
+		return (qp->is_user || SROCE_KERNEL_FLUSH) &&
+		       (type == IB_QPT_RC || type == IB_QPT_XRC_INI);
 	default:
 		return false;
 	}
@@ -50,6 +53,15 @@ static bool sroce_opcode_takes_inline(u32 opcode)
 	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
 	       opcode == IB_WR_SEND_WITH_INV || opcode == IB_WR_RDMA_WRITE ||
 	       opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* A FLUSH's placement type (one or both) and level. */
+static bool sroce_flush_args_ok(const struct sroce_swqe *w)
+{
+	return w->flush.type &&
+	       !(w->flush.type & ~(SROCE_FLUSH_GLOBAL |
+				   SROCE_FLUSH_PERSISTENT)) &&
+	       w->flush.level <= SROCE_FLUSH_MR;
 }
 
 /* Checks common to work requests from the kernel and from rings. */
@@ -67,6 +79,11 @@ static int sroce_swqe_check(struct sroce_qp *qp, struct sroce_swqe *w,
 			return -EINVAL;
 		length = sizeof(w->atomic_write.data);
 	}
+	/* It names memory of the responder's only. */
+	if (w->opcode == SROCE_WR_FLUSH &&
+	    (w->num_sge || (w->flags & SROCE_SEND_INLINE) ||
+	     !sroce_flush_args_ok(w)))
+		return -EINVAL;
 	if (length > SROCE_MAX_MSG_SZ)
 		return -EMSGSIZE;
 	if (w->flags & SROCE_SEND_INLINE) {
@@ -191,6 +208,31 @@ static int sroce_swqe_kernel_atomic_write(struct sroce_qp *qp, u32 idx,
 	return 0;
 }
 
+static_assert((int)SROCE_IB_WR_FLUSH == SROCE_WR_FLUSH);
+static_assert((int)SROCE_IB_WC_FLUSH == SROCE_WC_FLUSH);
+
+/*
+ * A kernel FLUSH (Linux 6.2 on).  The kernel's work requests have no
+ * fields for it: it names the remote range as a WRITE names its memory
+ * (struct ib_rdma_wr) with the length of its SGEs, which are not read,
+ * and asks for global visibility of that range, as rdma_rxe reads the
+ * same work request.
+ */
+static int sroce_swqe_kernel_flush(struct sroce_swqe *w,
+				   const struct ib_send_wr *wr, u64 *length)
+{
+	if ((w->flags & SROCE_SEND_INLINE) || *length > U32_MAX)
+		return -EINVAL;
+	w->flush.remote_addr = rdma_wr(wr)->remote_addr;
+	w->flush.rkey = rdma_wr(wr)->rkey;
+	w->flush.length = *length;
+	w->flush.type = SROCE_FLUSH_GLOBAL;
+	w->flush.level = SROCE_FLUSH_RANGE;
+	w->num_sge = 0;
+	*length = 0;
+	return 0;
+}
+
 static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 {
 	u32 idx = qp->sq.prod;
@@ -224,6 +266,11 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	if (w->opcode == SROCE_WR_ATOMIC_WRITE &&
 	    sroce_opcode_allowed(qp, w->opcode)) {
 		err = sroce_swqe_kernel_atomic_write(qp, idx, w, wr, &length);
+		if (err)
+			return err;
+	}
+	if (w->opcode == SROCE_WR_FLUSH && sroce_opcode_allowed(qp, w->opcode)) {
+		err = sroce_swqe_kernel_flush(w, wr, &length);
 		if (err)
 			return err;
 	}
@@ -353,6 +400,14 @@ static int sroce_swqe_user_op(struct sroce_qp *qp, struct sroce_swqe *w,
 		       sizeof(w->atomic_write.data));
 		w->atomic_write.rkey = u->wr.atomic_write.rkey;
 		return u->wr.atomic_write.reserved ? -EINVAL : 0;
+	case SROCE_WR_FLUSH:
+		w->flush.remote_addr = u->wr.flush.remote_addr;
+		w->flush.rkey = u->wr.flush.rkey;
+		w->flush.length = u->wr.flush.length;
+		w->flush.type = u->wr.flush.type;
+		w->flush.level = u->wr.flush.level;
+		return memchr_inv(u->wr.flush.reserved, 0,
+				  sizeof(u->wr.flush.reserved)) ? -EINVAL : 0;
 	case IB_WR_BIND_MW:
 		w->bind.mw_rkey = u->wr.bind_mw.mw_rkey;
 		w->bind.new_rkey = u->wr.bind_mw.new_rkey;

@@ -275,14 +275,17 @@ static int sroce_qp_check_attr(struct sroce_qp *qp, struct ib_qp_attr *attr,
 	/*
 	 * IB_ACCESS_ON_DEMAND means nothing for a QP, but applications pass
 	 * their regions' flags (pyverbs' ODP tests do), and hardware takes
-	 * them: kept, and shown by query_qp.
+	 * them: kept, and shown by query_qp.  The FLUSH rights are the QP's
+	 * own (a FLUSH needs them of both the QP and the region); rdma_cm
+	 * asks for them on 6.2 and later, where the device announces FLUSH.
 	 */
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
 	    (attr->qp_access_flags & ~(IB_ACCESS_REMOTE_WRITE |
 				       IB_ACCESS_REMOTE_READ |
 				       IB_ACCESS_REMOTE_ATOMIC |
 				       IB_ACCESS_LOCAL_WRITE |
-				       IB_ACCESS_ON_DEMAND)))
+				       IB_ACCESS_ON_DEMAND |
+				       SROCE_MR_FLUSH_RIGHTS)))
 		return -EINVAL;
 	if (mask & (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE))
 		return -EOPNOTSUPP;

@@ -385,6 +385,35 @@ static enum sroce_req_step sroce_req_atomic_write(struct sroce_qp *qp,
 }
 
 /*
+ * A FLUSH: its FETH and RETH (the range, or the region's key alone for
+ * SROCE_FLUSH_MR) in one packet without data, which takes a READ credit
+ * and is answered by an empty READ response.
+ */
+static enum sroce_req_step sroce_req_flush(struct sroce_qp *qp,
+					   struct sroce_swqe *w,
+					   struct sroce_req_out *out)
+{
+	u8 opcode = sroce_qp_transport(qp) | SROCE_OP_FLUSH;
+	const struct sroce_opcode_info *info = sroce_opcode(opcode);
+	struct sroce_feth *feth;
+	struct sroce_reth *reth;
+	void *hdrs, *payload;
+
+	out->skb = sroce_req_alloc(qp, w, opcode, 0, qp->dest_qpn, true, false,
+				   &hdrs, &payload);
+	if (!out->skb)
+		return SROCE_REQ_STALLED;
+	feth = hdrs + info->off_feth;
+	feth->bits = cpu_to_be32(FIELD_PREP(SROCE_FETH_PLT, w->flush.type) |
+				 FIELD_PREP(SROCE_FETH_SEL, w->flush.level));
+	reth = hdrs + info->off_reth;
+	reth->va = cpu_to_be64(w->flush.remote_addr);
+	reth->rkey = cpu_to_be32(w->flush.rkey);
+	reth->length = cpu_to_be32(w->flush.length);
+	return sroce_req_one_credit(qp, w, out);
+}
+
+/*
  * A local operation (REG_MR, LOCAL_INV, BIND_MW) takes effect when the
  * requester reaches it; it sends nothing and completes in order.
  */
@@ -565,6 +594,8 @@ static enum sroce_req_step sroce_req_step(struct sroce_qp *qp,
 		return sroce_req_atomic(qp, w, out);
 	case SROCE_WR_ATOMIC_WRITE:
 		return sroce_req_atomic_write(qp, w, out);
+	case SROCE_WR_FLUSH:
+		return sroce_req_flush(qp, w, out);
 	case IB_WR_REG_MR:
 	case IB_WR_LOCAL_INV:
 	case IB_WR_BIND_MW:

@@ -488,6 +488,76 @@ static enum sroce_resp_verdict sroce_resp_atomic_write(struct sroce_qp *qp,
 	return SROCE_RESP_DONE;
 }
 
+/* The rights, of the QP and of the region, a FLUSH's placement type needs. */
+static u32 sroce_flush_rights(u8 type)
+{
+	return (type & SROCE_FLUSH_GLOBAL ? SROCE_MR_FLUSH_GLOBAL : 0) |
+	       (type & SROCE_FLUSH_PERSISTENT ? SROCE_MR_FLUSH_PERSISTENT : 0);
+}
+
+/*
+ * The region a FLUSH names, referenced, and the range it flushes: its
+ * RETH's (SROCE_FLUSH_RANGE), or the whole region (SROCE_FLUSH_MR, whose
+ * RETH's address and length mean nothing).
+ */
+static struct sroce_mr *sroce_resp_flush_mr(struct sroce_qp *qp,
+					    struct sroce_pkt *pkt, u8 level,
+					    u32 rights, u64 *va, u64 *len)
+{
+	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
+	u32 rkey = be32_to_cpu(reth->rkey);
+
+	if (level == SROCE_FLUSH_MR)
+		return sroce_rkey_get_whole(qp, rkey, rights, va, len);
+	*va = be64_to_cpu(reth->va);
+	*len = be32_to_cpu(reth->length);
+	return sroce_rkey_get(qp, rkey, *va, *len, rights);
+}
+
+/*
+ * A FLUSH: the placement type and level known, the QP and the region
+ * granting the rights the type needs (a type of neither bit needs none,
+ * as rdma_rxe sends for kernel ULPs), the range within the region; then
+ * the memory flushed (sroce_mr_flush()), under a responder resource like
+ * an ATOMIC WRITE's and answered the same way.  A duplicate is answered
+ * again from the resource without flushing again.
+ */
+static enum sroce_resp_verdict sroce_resp_flush(struct sroce_qp *qp,
+						struct sroce_pkt *pkt)
+{
+	u32 bits = be32_to_cpu(sroce_pkt_feth(pkt)->bits), rights;
+	u8 type = FIELD_GET(SROCE_FETH_PLT, bits);
+	u8 level = FIELD_GET(SROCE_FETH_SEL, bits);
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr;
+	u64 va, len;
+
+	if ((type & ~(SROCE_FLUSH_GLOBAL | SROCE_FLUSH_PERSISTENT)) ||
+	    level > SROCE_FLUSH_MR)
+		return SROCE_RESP_NAK_INVALID;
+	rights = sroce_flush_rights(type);
+	if ((READ_ONCE(qp->access) & rights) != rights)
+		return SROCE_RESP_NAK_ACCESS;
+	mr = sroce_resp_flush_mr(qp, pkt, level, rights, &va, &len);
+	if (!mr)
+		return SROCE_RESP_NAK_ACCESS;
+	res = sroce_resp_new_res(qp);
+	if (!res) {
+		sroce_mr_put(mr);
+		return SROCE_RESP_NAK_INVALID;
+	}
+	sroce_mr_flush(mr, va, len, type);
+	sroce_mr_put(mr);
+	res->type = SROCE_RES_FLUSH;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	sroce_resp_read_start(qp, res, pkt->psn, 0, 0);
+	qp->resp.msn++;
+	qp->resp.epsn = sroce_psn_add(pkt->psn, 1);
+	sroce_resp_queue_res(qp, res, false);
+	return SROCE_RESP_DONE;
+}
+
 /*
  * Whether a duplicate READ at @psn asks for what @res's request asked from
  * that PSN on: a requester that lost part of an answer asks again for the
@@ -559,7 +629,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 
 	sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_DUP);
 	if (!(flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC |
-		       SROCE_OPF_ATOMIC_WRITE))) {
+		       SROCE_OPF_ATOMIC_WRITE | SROCE_OPF_FLUSH))) {
 		if (sroce_bth_ackreq(pkt->bth))
 			sroce_resp_ack(qp, SROCE_AETH_ACK |
 				       SROCE_AETH_ACK_UNLIMITED,
@@ -582,8 +652,10 @@ static void sroce_resp_duplicate(struct sroce_qp *qp, struct sroce_pkt *pkt,
 		} else if ((flags & SROCE_OPF_ATOMIC) &&
 			   res->type == SROCE_RES_ATOMIC) {
 			sroce_resp_queue_res(qp, res, true);
-		} else if ((flags & SROCE_OPF_ATOMIC_WRITE) &&
-			   res->type == SROCE_RES_ATOMIC_WRITE) {
+		} else if (((flags & SROCE_OPF_ATOMIC_WRITE) &&
+			    res->type == SROCE_RES_ATOMIC_WRITE) ||
+			   ((flags & SROCE_OPF_FLUSH) &&
+			    res->type == SROCE_RES_FLUSH)) {
 			sroce_resp_read_start(qp, res, res->first_psn, 0, 0);
 			sroce_resp_queue_res(qp, res, true);
 		}
@@ -627,6 +699,8 @@ static enum sroce_resp_verdict sroce_resp_execute_op(struct sroce_qp *qp,
 		return sroce_resp_read(qp, pkt);
 	if (flags & SROCE_OPF_ATOMIC_WRITE)
 		return sroce_resp_atomic_write(qp, pkt);
+	if (flags & SROCE_OPF_FLUSH)
+		return sroce_resp_flush(qp, pkt);
 	return sroce_resp_atomic(qp, pkt, out);
 }
 
@@ -661,7 +735,7 @@ static void sroce_resp_advance(struct sroce_qp *qp, struct sroce_pkt *pkt,
 	u32 flags = pkt->info->flags;
 
 	sroce_resp_next_opcode(qp, pkt);
-	if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC_WRITE))
+	if (flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC_WRITE | SROCE_OPF_FLUSH))
 		return;		/* the PSN and MSN moved with the resource */
 	qp->resp.epsn = sroce_psn_add(pkt->psn, 1);
 	if (flags & SROCE_OPF_ATOMIC)

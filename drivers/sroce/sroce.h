@@ -543,6 +543,7 @@ enum sroce_copy_dir {
  * @rdma: RDMA_WRITE(_WITH_IMM), RDMA_READ: remote address and key
  * @atomic: atomics: remote address, operands, key
  * @atomic_write: SROCE_WR_ATOMIC_WRITE: remote address, the 8 bytes, key
+ * @flush: SROCE_WR_FLUSH: remote range and key, placement type and level
  * @ud: UD sends: destination, QP number, Q_Key
  * @xrc_srqn: XRC initiator QPs: the remote XRC SRQ the request is for
  * @bind: BIND_MW: the window, its new key, the range, region and rights
@@ -576,6 +577,13 @@ struct sroce_swqe {
 			u8 data[8];
 			u32 rkey;
 		} atomic_write;
+		struct {
+			u64 remote_addr;
+			u32 rkey;
+			u32 length;
+			u8 type;
+			u8 level;
+		} flush;
 		struct {
 			struct sroce_av av;
 			u32 remote_qpn;
@@ -617,10 +625,14 @@ static inline bool sroce_wr_is_atomic(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* Answered by READ responses: a READ, or an ATOMIC WRITE (no data back). */
+/*
+ * Answered by READ responses: a READ, or an ATOMIC WRITE or a FLUSH (no
+ * data back).
+ */
 static inline bool sroce_wr_is_read_answered(u32 opcode)
 {
-	return opcode == IB_WR_RDMA_READ || opcode == SROCE_WR_ATOMIC_WRITE;
+	return opcode == IB_WR_RDMA_READ || opcode == SROCE_WR_ATOMIC_WRITE ||
+	       opcode == SROCE_WR_FLUSH;
 }
 
 /* Counted against max_rd_atomic, completed only by its own responses. */
@@ -764,11 +776,12 @@ enum sroce_res_type {
 	SROCE_RES_READ,
 	SROCE_RES_ATOMIC,
 	SROCE_RES_ATOMIC_WRITE,	/* answered as a READ of nothing */
+	SROCE_RES_FLUSH,	/* likewise */
 };
 
 /**
- * struct sroce_resp_res - a responder resource: one READ, atomic or atomic
- *	write request kept for replying and for replaying duplicates
+ * struct sroce_resp_res - a responder resource: one READ, atomic, ATOMIC
+ *	WRITE or FLUSH request kept for replying and for replaying duplicates
  * @type: enum sroce_res_type
  * @first_psn: the request's PSN
  * @last_psn: READ: the PSN of the last response packet
@@ -1035,6 +1048,12 @@ static inline const struct sroce_reth *
 sroce_pkt_reth(const struct sroce_pkt *pkt)
 {
 	return sroce_pkt_hdr(pkt, pkt->info->off_reth);
+}
+
+static inline const struct sroce_feth *
+sroce_pkt_feth(const struct sroce_pkt *pkt)
+{
+	return sroce_pkt_hdr(pkt, pkt->info->off_feth);
 }
 
 static inline const struct sroce_atmeth *
@@ -1311,6 +1330,9 @@ int sroce_mr_reg(struct sroce_qp *qp, struct sroce_mr *mr, u32 key,
 int sroce_mr_invalidate(struct sroce_qp *qp, struct ib_pd *pd, u32 rkey);
 struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, u64 va,
 				u64 len, u32 access);
+struct sroce_mr *sroce_rkey_get_whole(struct sroce_qp *qp, u32 rkey,
+				      u32 access, u64 *iova, u64 *len);
+int sroce_mr_flush_rights_ok(struct sroce_mr *mr, u32 access);
 int sroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
 /* mem.c */
@@ -1318,6 +1340,7 @@ int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   u32 access);
 int sroce_mr_copy(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
 		  void *buf, u32 len, enum sroce_copy_dir dir);
+void sroce_mr_flush(struct sroce_mr *mr, u64 iova, u64 len, u8 type);
 /* The operations sroce_mr_atomic() does. */
 enum sroce_atomic_op {
 	SROCE_ATOMIC_CMP_SWAP,

@@ -127,7 +127,7 @@ void sroce_ucontext_resp(struct sroce_alloc_ucontext_resp *resp)
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
 		.features = SROCE_FEATURE_ATOMIC_WRITE |
 			    SROCE_FEATURE_CQ_TIMESTAMPS | SROCE_FEATURE_DM |
-			    SROCE_FEATURE_XRC,
+			    SROCE_FEATURE_XRC | SROCE_FEATURE_FLUSH,
 	};
 }
 

@@ -33,6 +33,7 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/sroce-abi.h>
 
 /*
  * 6.2 ("RDMA: Extend RDMA user ABI to support atomic write"): the device
@@ -60,6 +61,45 @@
 #define SROCE_KERNEL_ATOMIC_WRITE false
 #define SROCE_IB_WR_ATOMIC_WRITE SROCE_WR_ATOMIC_WRITE
 #define SROCE_IB_WC_ATOMIC_WRITE SROCE_WC_ATOMIC_WRITE
+#endif
+
+/*
+ * 6.2 ("RDMA: Extend RDMA user ABI to support flush"): the device
+ * capabilities that announce FLUSH's two placement types to uverbs, and
+ * the access rights a region needs for them, fixed ABI values that the
+ * 6.1 headers do not name.  Before, uverbs refuses the rights at REG_MR,
+ * and the provider hands them over in sroce's own driver data
+ * (struct sroce_reg_mr_req).  Probe: SROCE_HAVE_UVERBS_FLUSH.
+ */
+#ifdef SROCE_HAVE_UVERBS_FLUSH
+#define SROCE_DEVICE_FLUSH_GLOBAL IB_UVERBS_DEVICE_FLUSH_GLOBAL
+#define SROCE_DEVICE_FLUSH_PERSISTENT IB_UVERBS_DEVICE_FLUSH_PERSISTENT
+static_assert((int)IB_UVERBS_ACCESS_FLUSH_GLOBAL == (int)SROCE_MR_FLUSH_GLOBAL);
+static_assert((int)IB_UVERBS_ACCESS_FLUSH_PERSISTENT ==
+	      (int)SROCE_MR_FLUSH_PERSISTENT);
+#else
+#define SROCE_DEVICE_FLUSH_GLOBAL BIT_ULL(38)
+#define SROCE_DEVICE_FLUSH_PERSISTENT BIT_ULL(39)
+#endif
+
+/*
+ * 6.2 (the same series): kernel work requests may be IB_WR_FLUSH,
+ * completing as IB_WC_FLUSH, the values of sroce's SROCE_WR_FLUSH and
+ * SROCE_WC_FLUSH (post.c asserts it); kernel regions may carry the rights
+ * IB_ACCESS_FLUSH_GLOBAL and IB_ACCESS_FLUSH_PERSISTENT, the values of
+ * SROCE_MR_FLUSH_*.  Before, only user QPs flush, and only user regions
+ * (through the driver data) take the rights.  Probe: SROCE_HAVE_WR_FLUSH.
+ */
+#ifdef SROCE_HAVE_WR_FLUSH
+#define SROCE_KERNEL_FLUSH true
+#define SROCE_IB_WR_FLUSH IB_WR_FLUSH
+#define SROCE_IB_WC_FLUSH IB_WC_FLUSH
+static_assert((int)IB_ACCESS_FLUSH_GLOBAL == (int)SROCE_MR_FLUSH_GLOBAL);
+static_assert((int)IB_ACCESS_FLUSH_PERSISTENT == (int)SROCE_MR_FLUSH_PERSISTENT);
+#else
+#define SROCE_KERNEL_FLUSH false
+#define SROCE_IB_WR_FLUSH SROCE_WR_FLUSH
+#define SROCE_IB_WC_FLUSH SROCE_WC_FLUSH
 #endif
 
 /*

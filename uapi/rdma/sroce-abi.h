@@ -220,12 +220,15 @@
  * @SROCE_FEATURE_XRC: XRC domains, XRC SRQs, XRC initiator QPs (a send
  *	ring, no receive ring; struct sroce_send_wqe's xrc_remote_srqn) and
  *	XRC target QPs (created without driver data: no ring)
+ * @SROCE_FEATURE_FLUSH: RC and XRC send queues take SROCE_WR_FLUSH;
+ *	REG_MR and REREG_MR take struct sroce_reg_mr_req
  */
 enum sroce_features {
 	SROCE_FEATURE_ATOMIC_WRITE = 1 << 0,
 	SROCE_FEATURE_CQ_TIMESTAMPS = 1 << 1,
 	SROCE_FEATURE_DM = 1 << 2,
 	SROCE_FEATURE_XRC = 1 << 3,
+	SROCE_FEATURE_FLUSH = 1 << 4,
 };
 
 /*
@@ -266,6 +269,49 @@ enum sroce_features {
  */
 #define SROCE_WR_ATOMIC_WRITE 15
 #define SROCE_WC_ATOMIC_WRITE 9
+
+/*
+ * FLUSH (IBTA 1.5): IBV_WR_FLUSH in a send WQE, IBV_WC_FLUSH in its
+ * completion; the placement types (ibv_placement_type) and selectivity
+ * levels (ibv_selectivity_level) of struct sroce_send_wqe's wr.flush; the
+ * access rights a region needs to be flushed remotely (IBV_ACCESS_FLUSH_*),
+ * one per placement type asked for.  A region has
+ * SROCE_MR_FLUSH_PERSISTENT only over persistent memory.
+ */
+#define SROCE_WR_FLUSH 14
+#define SROCE_WC_FLUSH 8
+
+enum sroce_flush_type {
+	SROCE_FLUSH_GLOBAL = 1 << 0,
+	SROCE_FLUSH_PERSISTENT = 1 << 1,
+};
+
+enum sroce_flush_level {
+	SROCE_FLUSH_RANGE = 0,
+	SROCE_FLUSH_MR = 1,
+};
+
+enum sroce_mr_flush_rights {
+	SROCE_MR_FLUSH_GLOBAL = 1 << 8,
+	SROCE_MR_FLUSH_PERSISTENT = 1 << 9,
+	SROCE_MR_FLUSH_RIGHTS = SROCE_MR_FLUSH_GLOBAL |
+				SROCE_MR_FLUSH_PERSISTENT,
+};
+
+/**
+ * struct sroce_reg_mr_req - REG_MR and REREG_MR, provider to kernel (with
+ *	SROCE_FEATURE_FLUSH)
+ * @flush_access: SROCE_MR_FLUSH_* rights the region gets besides the
+ *	command's access flags (a kernel before 6.2 refuses them there); no
+ *	other bits.  REREG_MR takes them with IB_MR_REREG_ACCESS only.
+ * @reserved: zero
+ *
+ * An empty request asks for no rights beyond the command's.
+ */
+struct sroce_reg_mr_req {
+	__u32 flush_access;
+	__u32 reserved;
+};
 
 /**
  * struct sroce_alloc_ucontext_req - GET_CONTEXT, provider to kernel
@@ -423,6 +469,15 @@ enum sroce_send_flags {
  *	SROCE_FEATURE_ATOMIC_WRITE): the remote 8-byte word (8-byte aligned,
  *	in a region with remote write access), the 8 bytes stored there in
  *	one piece, in memory order; num_sge 0, not inline
+ * @wr.flush: SROCE_WR_FLUSH (RC and XRC, with SROCE_FEATURE_FLUSH): the
+ *	remote range [remote_addr, remote_addr + length) (SROCE_FLUSH_RANGE)
+ *	or the whole region of rkey (SROCE_FLUSH_MR: address and length are
+ *	sent but not checked), the placement type (enum sroce_flush_type:
+ *	one or both bits) and level (enum sroce_flush_level); num_sge 0, not
+ *	inline.  It completes when the responder has made every write it
+ *	executed before globally visible (persistent); sroce's responder
+ *	executes requests in order, so with SROCE_SEND_FENCE or not, the
+ *	writes posted before it on the QP are covered.
  * @wr.ud: UD sends: the address handle (struct sroce_create_ah_resp's
  *	ah_num, of this context and the QP's PD), the destination QP number
  *	and Q_Key
@@ -435,10 +490,10 @@ enum sroce_send_flags {
  *
  * Opcodes a QP takes: UD: SEND, SEND_WITH_IMM; UC: also RDMA_WRITE,
  * RDMA_WRITE_WITH_IMM, LOCAL_INV; RC: also RDMA_READ, ATOMIC_CMP_AND_SWP,
- * ATOMIC_FETCH_AND_ADD, BIND_MW, SEND_WITH_INV, SROCE_WR_ATOMIC_WRITE;
- * XRC initiator: those of RC but BIND_MW.
- * LOCAL_INV, BIND_MW and SROCE_WR_ATOMIC_WRITE take no SGEs and no inline
- * data (num_sge 0, not inline).
+ * ATOMIC_FETCH_AND_ADD, BIND_MW, SEND_WITH_INV, SROCE_WR_ATOMIC_WRITE,
+ * SROCE_WR_FLUSH; XRC initiator: those of RC but BIND_MW.
+ * LOCAL_INV, BIND_MW, SROCE_WR_ATOMIC_WRITE and SROCE_WR_FLUSH take no
+ * SGEs and no inline data (num_sge 0, not inline).
  *
  * The slot holds this 64-byte header, then either num_sge struct sroce_sge
  * or inline_len bytes of data.
@@ -473,6 +528,14 @@ struct sroce_send_wqe {
 			__u32 rkey;
 			__u32 reserved;
 		} atomic_write;
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 length;
+			__u8 type;
+			__u8 level;
+			__u8 reserved[6];
+		} flush;
 		struct {
 			__u32 ah_num;
 			__u32 remote_qpn;
