@@ -251,6 +251,22 @@ static void sroce_unimport_mr(struct ibv_mr *ibmr)
 	free(sroce_container_of(ibmr, struct verbs_mr, ibv_mr));
 }
 
+/*
+ * The FLUSH rights (IBV_ACCESS_FLUSH_GLOBAL, _PERSISTENT: rdma-core 45 on)
+ * go to the kernel in sroce's driver data, which every kernel takes, and
+ * not in the command's access flags, which a kernel before 6.2 refuses.  A
+ * module without SROCE_FEATURE_FLUSH gets them where they were, and
+ * refuses them.
+ */
+static void mr_split_access(struct ibv_context *ibctx, int *access,
+			    struct sroce_reg_mr_req *drv)
+{
+	if (!(to_sctx(ibctx)->features & SROCE_FEATURE_FLUSH))
+		return;
+	drv->flush_access = (uint32_t)*access & SROCE_MR_FLUSH_RIGHTS;
+	*access &= ~SROCE_MR_FLUSH_RIGHTS;
+}
+
 /**
  * sroce_reg_mr() - reg_mr op
  * @ibpd: PD
@@ -262,7 +278,8 @@ static void sroce_unimport_mr(struct ibv_mr *ibmr)
  * The kernel pins the pages (or, with IBV_ACCESS_ON_DEMAND, pages them in
  * as accesses need them; NULL and SIZE_MAX: the whole address space) and
  * resolves lkey/rkey; the provider keeps no state of its own (WQEs carry
- * the keys, the kernel checks them).
+ * the keys, the kernel checks them).  IBV_ACCESS_FLUSH_PERSISTENT takes
+ * persistent memory (EINVAL otherwise).
  *
  * Return: the new MR, or NULL with errno set.
  */
@@ -270,7 +287,7 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
 				   size_t length, uint64_t hca_va, int access)
 {
 	struct ib_uverbs_reg_mr_resp resp;
-	struct ibv_reg_mr cmd = {};
+	struct sroce_reg_mr_cmd cmd = {};
 	struct verbs_mr *vmr;
 	int ret;
 
@@ -278,8 +295,9 @@ static struct ibv_mr *sroce_reg_mr(struct ibv_pd *ibpd, void *addr,
 	if (!vmr)
 		return NULL;
 
-	ret = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, vmr, &cmd,
-			     sizeof(cmd), &resp, sizeof(resp));
+	mr_split_access(ibpd->context, &access, &cmd.drv);
+	ret = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, vmr,
+			     &cmd.ibv_cmd, sizeof(cmd), &resp, sizeof(resp));
 	if (ret)
 		goto err_free_mr;
 
@@ -352,12 +370,14 @@ static int sroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 {
 	struct ibv_pd *old_pd = vmr->ibv_mr.pd;
 	struct ib_uverbs_rereg_mr_resp resp;
-	struct ibv_rereg_mr cmd = {};
+	struct sroce_rereg_mr_cmd cmd = {};
 	int ret;
 
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		mr_split_access(vmr->ibv_mr.context, &access, &cmd.drv);
 	ret = ibv_cmd_rereg_mr(vmr, (uint32_t)flags, addr, length,
-			       (uintptr_t)addr, access, pd, &cmd, sizeof(cmd),
-			       &resp, sizeof(resp));
+			       (uintptr_t)addr, access, pd, &cmd.ibv_cmd,
+			       sizeof(cmd), &resp, sizeof(resp));
 	if (!ret && (flags & IBV_REREG_MR_CHANGE_PD)) {
 		sroce_pd_hold(pd);
 		sroce_pd_put(old_pd);

@@ -209,6 +209,17 @@ struct sroce_create_cq_ex_cmd {
 	struct sroce_create_cq_req		drv;
 };
 
+/* REG_MR and REREG_MR with the FLUSH rights (struct sroce_reg_mr_req). */
+struct sroce_reg_mr_cmd {
+	struct ibv_reg_mr			ibv_cmd;
+	struct sroce_reg_mr_req			drv;
+};
+
+struct sroce_rereg_mr_cmd {
+	struct ibv_rereg_mr			ibv_cmd;
+	struct sroce_reg_mr_req			drv;
+};
+
 struct sroce_uresp_resize_cq {
 	struct ib_uverbs_resize_cq_resp		ibv_resp;
 	struct sroce_create_cq_resp		drv;
@@ -255,6 +266,8 @@ _Static_assert(sizeof(struct sroce_recv_wqe) == 16,
 	       "sroce ABI: sroce_recv_wqe size");
 _Static_assert(sizeof(struct sroce_create_cq_resp) == 24,
 	       "sroce ABI: sroce_create_cq_resp size");
+_Static_assert(sizeof(struct sroce_reg_mr_req) == 8,
+	       "sroce ABI: sroce_reg_mr_req size");
 _Static_assert(sizeof(struct sroce_create_cq_req) == 8,
 	       "sroce ABI: sroce_create_cq_req size");
 _Static_assert(sizeof(struct sroce_cqe_ts) == 16,
@@ -278,6 +291,8 @@ SROCE_DRV_AFTER(sroce_uresp_create_cq, struct ib_uverbs_create_cq_resp, 32);
 SROCE_DRV_AFTER(sroce_uresp_create_cq_ex,
 		struct ib_uverbs_ex_create_cq_resp, 40);
 SROCE_DRV_AFTER(sroce_create_cq_ex_cmd, struct ibv_create_cq_ex, 64);
+SROCE_DRV_AFTER(sroce_reg_mr_cmd, struct ibv_reg_mr, 56);
+SROCE_DRV_AFTER(sroce_rereg_mr_cmd, struct ibv_rereg_mr, 64);
 SROCE_DRV_AFTER(sroce_uresp_resize_cq, struct ib_uverbs_resize_cq_resp, 32);
 SROCE_DRV_AFTER(sroce_uresp_create_qp, struct ib_uverbs_create_qp_resp, 80);
 SROCE_DRV_AFTER(sroce_uresp_create_srq,

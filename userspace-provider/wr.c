@@ -27,6 +27,18 @@
 			 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_SEND_WITH_INV)
 #define WR_XRC_OPS	(WR_RC_OPS & ~(uint64_t)IBV_QP_EX_WITH_BIND_MW)
 
+/*
+ * FLUSH: ibv_wr_flush() and IBV_QP_EX_WITH_FLUSH came with rdma-core 45,
+ * its wr_flush slot right after wr_atomic_write in struct ibv_qp_ex.
+ */
+#if defined(SROCE_RDMA_CORE_MAJOR) && SROCE_RDMA_CORE_MAJOR >= 45
+#define WR_HAVE_FLUSH 1
+#define WR_FLUSH_OPS ((uint64_t)IBV_QP_EX_WITH_FLUSH)
+#else
+#define WR_HAVE_FLUSH 0
+#define WR_FLUSH_OPS ((uint64_t)0)
+#endif
+
 /* wr_flags a WQE takes; IBV_SEND_INLINE is decided by the data setter. */
 #define WR_SEND_FLAGS							\
 	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED)
@@ -37,9 +49,9 @@
  * @qp_type: RC, UC, UD or XRC send
  * @send_ops_flags: enum ibv_qp_create_send_ops_flags
  *
- * Return: 0, or EOPNOTSUPP for operations sroce does not have (TSO, flush,
- * anything newer; atomic write from a module without it) or that the QP
- * type cannot carry.
+ * Return: 0, or EOPNOTSUPP for operations sroce does not have (TSO,
+ * anything newer; atomic write or flush from a module without it) or that
+ * the QP type cannot carry.
  */
 int sroce_wr_check_ops(const struct sroce_context *ctx,
 		       enum ibv_qp_type qp_type, uint64_t send_ops_flags)
@@ -51,6 +63,8 @@ int sroce_wr_check_ops(const struct sroce_context *ctx,
 		ops = WR_RC_OPS;
 		if (ctx->features & SROCE_FEATURE_ATOMIC_WRITE)
 			ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+		if (ctx->features & SROCE_FEATURE_FLUSH)
+			ops |= WR_FLUSH_OPS;
 		break;
 	case IBV_QPT_UC:
 		ops = WR_UC_OPS;
@@ -62,6 +76,8 @@ int sroce_wr_check_ops(const struct sroce_context *ctx,
 		ops = WR_XRC_OPS;
 		if (ctx->features & SROCE_FEATURE_ATOMIC_WRITE)
 			ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+		if (ctx->features & SROCE_FEATURE_FLUSH)
+			ops |= WR_FLUSH_OPS;
 		break;
 	default:
 		return EOPNOTSUPP;
@@ -323,6 +339,32 @@ static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
 	       sizeof(wqe->wr.atomic_write.data));
 }
 
+#if WR_HAVE_FLUSH
+/*
+ * A FLUSH of the responder's range (IBV_FLUSH_RANGE) or region
+ * (IBV_FLUSH_MR); it takes no SGE.  The module checks the placement type
+ * and level; the length must fit the RETH's 32 bits.
+ */
+static void wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+		     uint64_t remote_addr, size_t len, uint8_t type,
+		     uint8_t level)
+{
+	struct sroce_send_wqe *wqe = wr_begin(qpx, SROCE_WR_FLUSH);
+
+	if (!wqe)
+		return;
+	if (len > UINT32_MAX) {
+		wr_fail(&qpx_to_sqp(qpx)->sq, EINVAL);
+		return;
+	}
+	wqe->wr.flush.remote_addr = remote_addr;
+	wqe->wr.flush.rkey = rkey;
+	wqe->wr.flush.length = (uint32_t)len;
+	wqe->wr.flush.type = type;
+	wqe->wr.flush.level = level;
+}
+#endif
+
 static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 			    const struct ibv_sge *sg_list)
 {
@@ -332,7 +374,8 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t num_sge,
 	if (!wqe)
 		return;
 	if (sroce_sq_local_op(wqe->opcode) ||
-	    wqe->opcode == SROCE_WR_ATOMIC_WRITE) {
+	    wqe->opcode == SROCE_WR_ATOMIC_WRITE ||
+	    wqe->opcode == SROCE_WR_FLUSH) {
 		wr_fail(sq, EINVAL);
 		return;
 	}
@@ -449,6 +492,10 @@ void sroce_wr_init(struct sroce_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
 		qpx->wr_atomic_write = wr_atomic_write;
+#if WR_HAVE_FLUSH
+	if (send_ops_flags & IBV_QP_EX_WITH_FLUSH)
+		qpx->wr_flush = wr_flush;
+#endif
 	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
 		qpx->wr_bind_mw = wr_bind_mw;
 	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
