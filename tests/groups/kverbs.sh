@@ -7,20 +7,20 @@
 # events of a CQ armed each way (IB_CQ_SOLICITED_MASK too, as net/smc
 # arms), WRITE/IMM and READ through the DMA region, fast registration of
 # scatterlists (separate pages, offsets, 16 KiB pages, 1 MiB), LOCAL_INV,
-# key rotation, SEND_WITH_INV, atomics, ATOMIC WRITE (Linux 6.2 on; on
-# 6.1, which has no such kernel work request, it is the one case that
-# skips), and the remote and local
+# key rotation, SEND_WITH_INV, atomics, ATOMIC WRITE and FLUSH (Linux
+# 6.2 on; on 6.1, which has no such kernel work requests, they are the
+# two cases that skip), and the remote and local
 # protection errors, checking every byte and completion; work requests
 # posted to an ERR QP from hardirq and with interrupts off, and modify_qp
 # racing a failure.  On one device and across two namespaces, over IPv4
 # and IPv6 GIDs.
 . "$(dirname "$0")/../lib.sh"
 
-# Cases the module runs; each prints "<case>: pass", but atomic_write
-# "atomic_write: skip: ..." on a kernel before 6.2.
-KWR_CASES=16
+# Cases the module runs; each prints "<case>: pass", but atomic_write and
+# flush "<case>: skip: ..." on a kernel before 6.2.
+KWR_CASES=17
 kwr_skips_allowed() {
-	[ "$(printf '%s\n' 6.2 "$(uname -r)" | sort -V | head -n 1)" != 6.2 ] && echo 1 || echo 0
+	[ "$(printf '%s\n' 6.2 "$(uname -r)" | sort -V | head -n 1)" != 6.2 ] && echo 2 || echo 0
 }
 
 # kwr_run TAG PARAM...: load the module with PARAMs; every case must pass.
@@ -33,9 +33,9 @@ kwr_run() {
 	printf '%s\n' "$log"
 	[ $rc = 0 ] || fail "$tag: $(printf '%s\n' "$log" | grep -c ': FAIL') case(s) failed"
 	local skips
-	skips=$(printf '%s\n' "$log" | grep -c 'sroce_kwr_test: atomic_write: skip: ' || true)
+	skips=$(printf '%s\n' "$log" | grep -Ec 'sroce_kwr_test: (atomic_write|flush): skip: ' || true)
 	[ "$skips" -le "$(kwr_skips_allowed)" ] ||
-		fail "$tag: atomic_write skipped on Linux $(uname -r), which has IB_WR_ATOMIC_WRITE"
+		fail "$tag: atomic_write or flush skipped on Linux $(uname -r), which has IB_WR_ATOMIC_WRITE and IB_WR_FLUSH"
 	[ "$(printf '%s\n' "$log" | grep -c ': pass$')" = "$((KWR_CASES - skips))" ] ||
 		fail "$tag: not every case ran"
 	run rmmod sroce_kwr_test

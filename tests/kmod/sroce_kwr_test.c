@@ -193,6 +193,13 @@ static int kwr_end_create(struct kwr_end *e, struct ib_device *ibdev,
 	return 0;
 }
 
+/* The right to FLUSH for global visibility (Linux 6.2 on). */
+#ifdef KWR_HAVE_FLUSH
+#define KWR_FLUSH_ACCESS IB_ACCESS_FLUSH_GLOBAL
+#else
+#define KWR_FLUSH_ACCESS 0
+#endif
+
 /* Bring @e's QP to RTS, connected to @to's. */
 static int kwr_connect_one(struct kwr_end *e, struct kwr_end *to)
 {
@@ -202,7 +209,7 @@ static int kwr_connect_one(struct kwr_end *e, struct kwr_end *to)
 		.port_num = 1,
 		.qp_access_flags = IB_ACCESS_REMOTE_READ |
 				   IB_ACCESS_REMOTE_WRITE |
-				   IB_ACCESS_REMOTE_ATOMIC,
+				   IB_ACCESS_REMOTE_ATOMIC | KWR_FLUSH_ACCESS,
 	};
 	int err;
 
@@ -1139,6 +1146,77 @@ static void test_atomic_write(void)
 }
 #endif
 
+/*
+ * FLUSH (Linux 6.2 on): the kernel's work request names the remote range
+ * as a WRITE does, the length its SGE's (not read).  After a WRITE (its
+ * bytes checked in the responder's pages and read back), a FLUSH of that
+ * range and one of a part of it complete; one of a region without the
+ * right to be flushed is refused with a remote access error.
+ */
+#ifdef KWR_HAVE_FLUSH
+static bool kwr_flush(const char *t, struct kwr_pair *p, struct kwr_fr *fr,
+		      struct kwr_buf *any, u64 wr_id, unsigned int off,
+		      u32 len, enum ib_wc_status status)
+{
+	struct ib_sge sge = kwr_sge(&p->a, any, 0, len);
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = wr_id,
+			.opcode = IB_WR_FLUSH,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = fr->mr->iova + off,
+		.rkey = fr->mr->rkey,
+	};
+	int err = kwr_post(&p->a, &wr.wr);
+
+	return check(t, !err, "posting FLUSH: %d", err) &&
+	       kwr_expect(t, &p->a, "a", wr_id, IB_WC_FLUSH, status, NULL);
+}
+
+static void test_flush(void)
+{
+	const char *t = "flush";
+	struct kwr_fr fr, bare = {};
+	struct kwr_buf any = {};
+	struct kwr_pair p;
+
+	if (!kwr_pair_create(t, &p, 0))
+		return;
+	if (!kwr_fr_alloc(t, &fr, p.b.pd, 2, 0, 0, 0, 2))
+		goto out_pair;
+	if (!kwr_fr_alloc(t, &bare, p.b.pd, 1, 0, 0, 0, 1))
+		goto out_fr;
+	if (!kwr_buf_alloc(t, &any, p.a.ibdev, 2 * PAGE_SIZE) ||
+	    !kwr_fr_map(t, &fr, PAGE_SIZE) ||
+	    !kwr_fr_reg(t, &p.b, &fr, KWR_RW_ACCESS | IB_ACCESS_FLUSH_GLOBAL) ||
+	    !kwr_fr_map(t, &bare, PAGE_SIZE) ||
+	    !kwr_fr_reg(t, &p.b, &bare, KWR_RW_ACCESS) ||
+	    !kwr_write_read_fr(t, &p, &fr, 100, PAGE_SIZE, 9) ||
+	    !kwr_flush(t, &p, &fr, &any, 90, 100, PAGE_SIZE, IB_WC_SUCCESS) ||
+	    !kwr_flush(t, &p, &fr, &any, 91, 0, 2 * PAGE_SIZE,
+		       IB_WC_SUCCESS) ||
+	    !kwr_fr_holds(t, &fr, 100, PAGE_SIZE, 9) ||
+	    !kwr_flush(t, &p, &bare, &any, 92, 0, 64, IB_WC_REM_ACCESS_ERR))
+		goto out;
+	pr_info("%s: pass\n", t);
+out:
+	kwr_buf_free(&any);
+	kwr_fr_free(&bare, dev_b);
+out_fr:
+	kwr_fr_free(&fr, dev_b);
+out_pair:
+	kwr_pair_destroy(&p);
+}
+#else
+static void test_flush(void)
+{
+	pr_info("flush: skip: this kernel has no IB_WR_FLUSH (Linux 6.2 on)\n");
+}
+#endif
+
 /* Remote rights and bounds are enforced; refused writes move nothing. */
 static void test_remote_access_errors(void)
 {
@@ -1550,6 +1628,7 @@ static int __init sroce_kwr_test_init(void)
 	test_send_with_inv();
 	test_atomics();
 	test_atomic_write();
+	test_flush();
 	test_remote_access_errors();
 	test_local_errors();
 	test_post_err_any_context();

@@ -29,6 +29,7 @@
 #define AETH_LEN 4
 #define ATMETH_LEN 28
 #define ATMACK_LEN 8
+#define FETH_LEN 4
 #define IMM_LEN 4
 
 /* RC opcodes (transport 0x00). */
@@ -40,8 +41,21 @@ enum {
 	OP_READ_REQ = 0x0c, OP_READ_RESP_FIRST = 0x0d, OP_READ_RESP_MIDDLE = 0x0e,
 	OP_READ_RESP_LAST = 0x0f, OP_READ_RESP_ONLY = 0x10, OP_ACK = 0x11,
 	OP_ATOMIC_ACK = 0x12, OP_CMP_SWAP = 0x13, OP_FETCH_ADD = 0x14,
-	OP_ATOMIC_WRITE = 0x1d,
+	OP_FLUSH = 0x1c, OP_ATOMIC_WRITE = 0x1d,
 };
+
+/*
+ * FLUSH (IBTA 1.5): its FETH (before the RETH) holds the placement type in
+ * bits 3:0 (global visibility, persistence) and the selectivity level in
+ * bits 5:4 (a range, or the whole region).  The region's and the QP's
+ * rights, one per placement type, are IBV_ACCESS_FLUSH_GLOBAL and
+ * IBV_ACCESS_FLUSH_PERSISTENT in rdma-core 45 and later.
+ */
+#define FETH_GLOBAL 0x1
+#define FETH_PERSISTENT 0x2
+#define FETH_LEVEL_MR 0x10
+#define ACCESS_FLUSH_GLOBAL (1 << 8)
+#define ACCESS_FLUSH_PERSISTENT (1 << 9)
 
 /* Congestion notification packet (RoCEv2): BTH, 16 reserved bytes, ICRC. */
 #define OP_CNP 0x81

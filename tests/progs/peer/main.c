@@ -107,6 +107,11 @@ static const struct scenario {
 	{ "atomics", sc_atomics, { .epsn = 0xfffffe, .rd_atomic = 2 }, "rx_drop_dup=2" },
 	{ "atomic_write", sc_atomic_write, { .epsn = 0x5080, .rd_atomic = 2 },
 	  "rx_drop_dup=2 err_naks_sent=1" },
+	{ "flush", sc_flush, { .epsn = 0x50c0, .rd_atomic = 2 }, "rx_drop_dup=2" },
+	{ "flush_persistent", sc_flush_persistent, { .epsn = 0x50d0, .rd_atomic = 2 },
+	  "err_naks_sent=1" },
+	{ "flush_bad_level", sc_flush_bad_level, { .epsn = 0x50e0, .rd_atomic = 2 },
+	  "err_naks_sent=1" },
 	{ "cnp", sc_cnp, { .epsn = 0x5100, .nrecv = 1 }, "rp_cnp_handled=1 rp_rate_cuts=1 rx_drop_short=1" },
 	/* the victim as the requester */
 	{ "req_ack_coalesced", sc_req_ack_coalesced,

@@ -111,6 +111,7 @@ struct req {
 	uint32_t psn;
 	bool ackreq;
 	int padcnt;		/* -1: the right one for len */
+	uint32_t feth;		/* FLUSH: the FETH */
 	uint64_t va;		/* RETH, AtomicETH */
 	uint32_t rkey;
 	uint32_t dmalen;	/* RETH */
@@ -250,6 +251,9 @@ int sc_send_too_long(const struct vconf *c);
 int sc_rnr(const struct vconf *c);
 int sc_atomics(const struct vconf *c);
 int sc_atomic_write(const struct vconf *c);
+int sc_flush(const struct vconf *c);
+int sc_flush_persistent(const struct vconf *c);
+int sc_flush_bad_level(const struct vconf *c);
 
 /* --- the victim as the requester ---------------------------------------------- */
 

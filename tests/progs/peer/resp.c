@@ -828,6 +828,74 @@ int sc_atomic_write(const struct vconf *c)
 	return expect_state(IBV_QPS_ERR);
 }
 
+/* A FLUSH with FETH @feth of @len bytes at @off of the victim's MR. */
+static struct req rq_flush(uint32_t psn, uint32_t feth, uint32_t off, uint32_t len)
+{
+	struct req r = rq_rdma(OP_FLUSH, psn, va_of(off), vic.mr->rkey, len);
+
+	r.feth = feth;
+	return r;
+}
+
+/*
+ * flush - a FLUSH (IBTA 1.5) is answered like an ATOMIC WRITE, with a READ
+ * Response Only carrying no data: of a range after a WRITE without an ACK
+ * request (the WRITE's bytes are in memory when the answer comes); of the
+ * whole region, whose RETH address and length are not looked at (0 and a
+ * length past the region's end here); a duplicate is answered again from
+ * its resource, also behind a newer one, with the current MSN.  The QP
+ * has both FLUSH rights, the region only the one of global visibility.
+ */
+int sc_flush(const struct vconf *c)
+{
+	const uint32_t off = 12288;
+	uint32_t p = c->epsn;
+	struct req w = rq_rdma(OP_WRITE_ONLY, p, va_of(off), vic.mr->rkey, 256);
+	struct req f1 = rq_flush(psn_add(p, 1), FETH_GLOBAL, off, 256);
+	struct req f2 = rq_flush(psn_add(p, 2), FETH_GLOBAL | FETH_LEVEL_MR, 0, MR_SIZE * 2);
+
+	f2.va = 0;
+	w.data = msg[2];
+	w.len = 256;
+	w.ackreq = false;
+	TRY(req_send(&w));
+	TRY(req_send(&f1));
+	TRY(expect_atomic_write_ack(f1.psn, 2, "a FLUSH of a range after a WRITE"));
+	CHECK(!memcmp(vic.buf + off, msg[2], 256), "the WRITE before the FLUSH is not in memory");
+	TRY(req_send(&f2));
+	TRY(expect_atomic_write_ack(f2.psn, 3, "a FLUSH of the whole region"));
+	TRY(req_send(&f1));
+	TRY(expect_atomic_write_ack(f1.psn, 3, "a duplicate FLUSH behind a newer one"));
+	TRY(req_send(&f2));
+	TRY(expect_atomic_write_ack(f2.psn, 3, "a duplicate FLUSH"));
+	return expect_state(IBV_QPS_RTS);
+}
+
+/*
+ * flush_persistent - a FLUSH asking for persistence of a region that has
+ * only the right of global visibility (its memory is not persistent):
+ * NAK remote access error, the QP fails.
+ */
+int sc_flush_persistent(const struct vconf *c)
+{
+	struct req r = rq_flush(c->epsn, FETH_GLOBAL | FETH_PERSISTENT, 0, 64);
+
+	return expect_fatal(&r, NAK_REM_ACCESS, IBV_EVENT_QP_ACCESS_ERR, 0,
+			    "a FLUSH for persistence of a region without the right");
+}
+
+/*
+ * flush_bad_level - a FLUSH of selectivity level 2 (reserved): NAK invalid
+ * request, the QP fails.
+ */
+int sc_flush_bad_level(const struct vconf *c)
+{
+	struct req r = rq_flush(c->epsn, FETH_GLOBAL | 0x20, 0, 64);
+
+	return expect_fatal(&r, NAK_INVALID_REQ, IBV_EVENT_QP_REQ_ERR, 0,
+			    "a FLUSH of a reserved selectivity level");
+}
+
 /*
  * atomics - CmpSwap and FetchAdd are answered with an atomic ACK carrying
  * the value before the operation (9.7.5.1.x); a CmpSwap whose compare

@@ -27,7 +27,7 @@ void vic_fill(unsigned int seed)
 void vic_open(void)
 {
 	int acc = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-		  IBV_ACCESS_REMOTE_ATOMIC;
+		  IBV_ACCESS_REMOTE_ATOMIC | ACCESS_FLUSH_GLOBAL;
 	int flags;
 
 	vic.ctx = open_device(opt.dev);
@@ -119,7 +119,8 @@ int vic_up(const struct vconf *c)
 	a.port_num = 1;
 	a.qp_access_flags = c->uc ? IBV_ACCESS_REMOTE_WRITE :
 			    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_REMOTE_ATOMIC;
+			    IBV_ACCESS_REMOTE_ATOMIC | ACCESS_FLUSH_GLOBAL |
+			    ACCESS_FLUSH_PERSISTENT;
 	TRY(qp_modify(&a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS,
 		      "INIT"));
 	recv_posted = 0;

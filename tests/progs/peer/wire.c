@@ -158,7 +158,7 @@ bool op_has_reth(uint8_t op)
 {
 	op = op_base(op);
 	return op == OP_WRITE_FIRST || op == OP_WRITE_ONLY || op == OP_WRITE_ONLY_IMM ||
-	       op == OP_READ_REQ || op == OP_ATOMIC_WRITE;
+	       op == OP_READ_REQ || op == OP_ATOMIC_WRITE || op == OP_FLUSH;
 }
 
 bool op_has_imm(uint8_t op)
@@ -185,6 +185,8 @@ static size_t req_build(const struct req *r, uint8_t *p)
 		q = put32(q, (uint32_t)r->syn << 24 | (r->msn & 0xffffff));
 	if (r->op == OP_ATOMIC_ACK)
 		q = put64(q, r->orig);
+	if (op_base(r->op) == OP_FLUSH)
+		q = put32(q, r->feth);
 	if (op_has_reth(r->op)) {
 		q = put64(q, r->va);
 		q = put32(q, r->rkey);
