@@ -250,6 +250,11 @@ class Checker:
                 self.problem(n, "%s (%s): DETH reserved byte 0x%02x" % (what, name, b[4]))
             if h == XRCETH and b[0] != 0:
                 self.problem(n, "%s (%s): XRCETH reserved byte 0x%02x" % (what, name, b[0]))
+            if h == FETH and (struct.unpack(">I", b)[0] & ~0x13):
+                # bits 31:6 reserved, 5:4 the level (0 range, 1 region),
+                # 3:0 the placement type (1 global, 2 persistent)
+                self.problem(n, "%s (%s): FETH 0x%08x: reserved bits, or a reserved level or type"
+                             % (what, name, struct.unpack(">I", b)[0]))
             if h == AETH and (b[0] & 0x80 or (b[0] >> 5) == 2):
                 self.problem(n, "%s (%s): AETH syndrome 0x%02x is reserved" % (what, name, b[0]))
             off += HDR_LEN[h]
