@@ -754,10 +754,12 @@ static void sroce_mr_res_snapshot(struct sroce_mr *mr, struct sroce_mr_res *r)
  * Whether the task asking "rdma resource" for details may see addresses:
  * ib_core shows a region's keys only to CAP_NET_ADMIN, checked against
  * the netlink request, which is handled in the asking task's context.
+ * (ns_capable_noaudit() asks about the current task, as the unexported
+ * has_capability_noaudit() of Linux 7.3 did.)
  */
 static bool sroce_res_may_see_addresses(void)
 {
-	return has_capability_noaudit(current, CAP_NET_ADMIN);
+	return ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN);
 }
 
 static const char *sroce_mr_type_name(enum sroce_mr_type type)
