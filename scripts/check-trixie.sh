@@ -75,8 +75,8 @@ build_module() {
 	# see whether sparse works; without it C=2 is silently dropped.
 	local common
 	common=$(readlink -f "$tr/$hdr/scripts" | sed "s|^$tr||")
-	if [ ! -e "$tr$common/checker-valid.sh" ] && grep -q checker-valid "$tr/$hdr/Makefile" \
-		"$(dirname "$tr$common")/Makefile" 2>/dev/null; then
+	if [ ! -e "$tr$common/checker-valid.sh" ] && grep -qs checker-valid "$tr/$hdr/Makefile" \
+		"$(dirname "$tr$common")/Makefile" "$tr${hdr%-amd64}-common/Makefile"; then
 		printf '#!/bin/sh\n# Added by sroce: "1" when the checker runs.\necho "int x;" | "$@" - >/dev/null 2>&1 && echo 1\n' \
 			>"$tr$common/checker-valid.sh"
 		chmod 755 "$tr$common/checker-valid.sh"
