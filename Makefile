@@ -70,7 +70,7 @@ CORE_KVERS ?= 6.12.95+deb12-amd64
 # CORE_TESTS, of the groups in CORE_T (Documentation/testing.rst has the
 # times).  CORE_TESTS= runs the groups whole.
 CORE_T ?= link rc ud cm kverbs
-CORE_TESTS ?= load_unload autoload kernel_verbs rc_pingpong pingpong cm loopback flush_wire
+CORE_TESTS ?= load_unload autoload kernel_verbs rc_pingpong pingpong cm loopback flush_wire pyverbs_flush
 
 # The guest boots the kernel sroce is built for; the core tier's settings.
 export SROCE_KVER = $(KVER)
