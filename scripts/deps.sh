@@ -43,6 +43,9 @@ pkgs=(
 	nvme-cli fio nfs-kernel-server
 	# the wire audit (interop group): dumpcap and tshark's RoCEv2 dissector
 	tshark wireshark-common
+	# persistent memory for FLUSH (peer group): the guest's NVDIMM made a
+	# device-DAX namespace
+	ndctl
 	# RDMA middleware and kernel ULPs above sroce: the apps group
 	# (Documentation/middleware/), UCX also in the ud group and libfabric in
 	# the rc group; Open MPI and MPICH coexist through alternatives, the

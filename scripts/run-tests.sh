@@ -15,7 +15,8 @@
 # where=host: here; where=guest: in a guest (the groups of a lane share
 # one); where=pair: in two guests joined by a virtual wire
 # (scripts/vm/run-pair.sh), a pair per group; a test passes only if it
-# passes in both.  Guest and pair groups run in SROCE_LANES lanes at once
+# passes in both.  A guest group may ask for an emulated NVDIMM of N MiB
+# (nvdimm=N): the guest that runs it has one (run-guest.sh -n).  Guest and pair groups run in SROCE_LANES lanes at once
 # (default 2; see "in lanes" below).
 #
 # Results: build/test-results/results.tsv (one line per test), per-group
@@ -325,6 +326,17 @@ console_report() {
 # the job is a failure like any other.  The retry calls this function
 # again with boots=1 in its environment; the calls that carry on after a
 # death inherit it, so a lane boots a guest again once at most.
+# guest_nvdimm GROUP...: the largest NVDIMM, in MiB, the groups ask for
+# (0: none).
+guest_nvdimm() {
+	local g n mib=0
+	for g in "$@"; do
+		n=$(group_meta "$g" nvdimm)
+		[ -z "$n" ] || [ "$n" -le "$mib" ] || mib=$n
+	done
+	echo "$mib"
+}
+
 run_guest_groups() {
 	local todo=("$@") done_now=() left=() g cur last t where
 	local boots=${boots:-0}
@@ -341,7 +353,7 @@ EOF
 	# A virtio NIC, unplugged from any network (user networking,
 	# restricted): a netdev with a parent device, which tests that need
 	# one bring up (topo_nic, tests/lib.sh).
-	"$root/scripts/vm/run-guest.sh" -x "$out" -t "$t" \
+	"$root/scripts/vm/run-guest.sh" -x "$out" -t "$t" -n "$(guest_nvdimm "${todo[@]}")" \
 		-q "-netdev user,id=nic0,restrict=on -device virtio-net-pci,netdev=nic0,mac=52:54:00:5e:00:01" \
 		>>"$out/run-guest.log" 2>&1
 	local rc=$?

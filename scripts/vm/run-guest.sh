@@ -5,7 +5,12 @@
 # the host root read-only over 9p) and run XFER/job.sh inside it.
 #
 # usage: run-guest.sh -x XFER_DIR [-t TIMEOUT_S] [-m MEM_MB] [-c CPUS]
-#                     [-a "EXTRA KERNEL ARGS"] [-q "EXTRA QEMU ARGS"]
+#                     [-n NVDIMM_MB] [-a "EXTRA KERNEL ARGS"]
+#                     [-q "EXTRA QEMU ARGS"]
+#
+# -n gives the guest an emulated NVDIMM of that size beside its memory:
+# persistent memory as the ACPI NFIT describes it, label-less (one raw
+# namespace), backed by a sparse file XFER_DIR/nvdimm.img made anew.
 #
 # XFER_DIR must hold job.sh; the guest writes job.log, job.rc and whatever
 # the job leaves there.  The console goes to XFER_DIR/console.log.
@@ -16,16 +21,17 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/env.sh"
 
-xfer= timeout_s=1200 mem=3072 cpus=2 append= qextra=
-while getopts "x:t:m:c:a:q:" o; do
+xfer= timeout_s=1200 mem=3072 cpus=2 nvdimm=0 append= qextra=
+while getopts "x:t:m:c:n:a:q:" o; do
 	case $o in
 	x) xfer=$OPTARG ;;
 	t) timeout_s=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	c) cpus=$OPTARG ;;
+	n) nvdimm=$OPTARG ;;
 	a) append=$OPTARG ;;
 	q) qextra=$OPTARG ;;
-	*) echo "usage: $0 -x XFER_DIR [-t s] [-m MB] [-c n] [-a args] [-q args]" >&2; exit 2 ;;
+	*) echo "usage: $0 -x XFER_DIR [-t s] [-m MB] [-c n] [-n MB] [-a args] [-q args]" >&2; exit 2 ;;
 	esac
 done
 [ -n "$xfer" ] && [ -f "$xfer/job.sh" ] || { echo "run-guest: XFER_DIR/job.sh required" >&2; exit 2; }
@@ -121,12 +127,24 @@ time.sleep(1)
 EOF
 }
 
+# The NVDIMM (-n): in a memory hotplug slot, its memory a shared mapping
+# of the file, as QEMU's docs/nvdimm.txt sets one up.
+memarg=$mem
+if [ "$nvdimm" != 0 ]; then
+	rm -f "$xfer/nvdimm.img"
+	truncate -s "${nvdimm}M" "$xfer/nvdimm.img"
+	memarg="$mem,slots=1,maxmem=$((mem + nvdimm))M"
+	qextra+=" -machine pc,nvdimm=on"
+	qextra+=" -object memory-backend-file,id=nv0,share=on,mem-path=$xfer/nvdimm.img,size=${nvdimm}M"
+	qextra+=" -device nvdimm,id=nvdimm0,memdev=nv0"
+fi
+
 rc=0
 watch_hang &
 watcher=$!
 # shellcheck disable=SC2086 # qextra is a list of words on purpose
 timeout --kill-after=10 "$timeout_s" \
-	qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$cpus" -m "$mem" \
+	qemu-system-x86_64 -accel tcg -cpu "$cpu" -smp "$cpus" -m "$memarg" \
 	-nodefaults -display none -no-reboot \
 	-monitor "unix:$mon,server=on,wait=off" \
 	-serial "file:$xfer/console.log" \
@@ -138,6 +156,7 @@ timeout --kill-after=10 "$timeout_s" \
 	-fsdev "local,id=src,path=$src,security_model=none,readonly=on" \
 	-device virtio-9p-pci,fsdev=src,mount_tag=src \
 	$qextra || rc=$?
+[ "$nvdimm" = 0 ] || rm -f "$xfer/nvdimm.img"
 pkill -P "$watcher" 2>/dev/null || true
 kill "$watcher" 2>/dev/null || true
 wait "$watcher" 2>/dev/null || true

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# sroce-test: where=guest order=56 cost=170
+# sroce-test: where=guest order=56 cost=170 nvdimm=64
 #
 # A scripted peer: tests/progs/sroce_peer makes a victim RC (or UC) QP on
 # sroce2 and plays the other end of its connection itself, packet by
@@ -25,17 +25,34 @@
 #             fd00:6::1              fd00:6::2
 #
 # Passing means every scenario printed "pass", one line each, over IPv4
-# and over IPv6; no oops/WARN, nothing leaked (t_main checks both).
+# and over IPv6; no oops/WARN, nothing leaked (t_main checks both).  The
+# guest has an emulated NVDIMM (nvdimm=64), the persistent memory of the
+# flush_pmem scenario.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../lib-rdma.sh"
 
 PEER_TIMEOUT=600
+
+# The persistent memory the flush_pmem scenario flushes: the guest's
+# emulated NVDIMM (nvdimm= above: scripts/vm/run-guest.sh -n), label-less,
+# made a device-DAX namespace (a mapping sroce can pin; fsdax pages cannot
+# be pinned for long).
+PEER_DAX=/dev/dax0.0
+ns_listed() { ndctl list -N 2>/dev/null | grep -q '"namespace0.0"'; }
+peer_pmem() {
+	[ -e "$PEER_DAX" ] && return 0
+	run modprobe -a nfit nd_pmem dax_pmem device_dax
+	wait_for 10 ns_listed
+	run ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M
+	wait_for 10 test -e "$PEER_DAX"
+}
 
 # topo_peer: topo_two_hosts with sroce on st-v2 only.
 topo_peer() {
 	two_hosts_wire
 	pin_neighbours st-v1 "$H1"
 	pin_neighbours st-v2 "$H2"
+	peer_pmem
 	sroce_load
 	run n2 rdma link add sroce2 type sroce netdev st-v2
 	wait_for 10 gid_present sroce2 ::ffff:10.6.0.2
@@ -57,9 +74,9 @@ peer_scenarios() {
 	# From the initial namespace, where sroce2's sysfs counters are
 	# (ip netns exec mounts a /sys without them); the peer's socket alone
 	# goes into $H1.
-	printf '+ %s\n' "$prog -d sroce2 -g $gid -t $1 -a $2 -N /run/netns/$H1 ${only[*]}" >&2
+	printf '+ %s\n' "$prog -d sroce2 -g $gid -t $1 -a $2 -N /run/netns/$H1 -P $PEER_DAX ${only[*]}" >&2
 	timeout -k 5 "$PEER_TIMEOUT" "$prog" -d sroce2 -g "$gid" -t "$1" -a "$2" \
-		-N "/run/netns/$H1" "${only[@]}" >/tmp/peer.out 2>/tmp/peer.err || rc=$?
+		-N "/run/netns/$H1" -P "$PEER_DAX" "${only[@]}" >/tmp/peer.out 2>/tmp/peer.err || rc=$?
 	cat /tmp/peer.out
 	sed 's/^/  stderr| /' /tmp/peer.err
 	[ $rc != 124 ] || fail "sroce_peer timed out after ${PEER_TIMEOUT}s"

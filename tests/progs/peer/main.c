@@ -112,6 +112,7 @@ static const struct scenario {
 	  "err_naks_sent=1" },
 	{ "flush_bad_level", sc_flush_bad_level, { .epsn = 0x50e0, .rd_atomic = 2 },
 	  "err_naks_sent=1" },
+	{ "flush_pmem", sc_flush_pmem, { .epsn = 0x50f0, .rd_atomic = 2 }, "" },
 	{ "cnp", sc_cnp, { .epsn = 0x5100, .nrecv = 1 }, "rp_cnp_handled=1 rp_rate_cuts=1 rx_drop_short=1" },
 	/* the victim as the requester */
 	{ "req_ack_coalesced", sc_req_ack_coalesced,
@@ -217,7 +218,8 @@ static void __attribute__((noreturn)) usage(void)
 {
 	fprintf(stderr,
 		"usage: sroce_peer -d DEV -g GIDINDEX -t VICTIM_IP -a PEER_IP [-N NETNS]\n"
-		"                  [-s NAME[,NAME...]] [-q QUIET_MS] [-T TIMEOUT_MS] [-v]\n"
+		"                  [-P DAX_DEVICE] [-s NAME[,NAME...]] [-q QUIET_MS]\n"
+		"                  [-T TIMEOUT_MS] [-v]\n"
 		"       sroce_peer -l\n");
 	exit(2);
 }
@@ -231,13 +233,14 @@ int main(int argc, char **argv)
 	unsigned int i, j;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:g:t:a:N:s:q:T:lv")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:t:a:N:P:s:q:T:lv")) != -1) {
 		switch (c) {
 		case 'd': opt.dev = optarg; break;
 		case 'g': opt.gid_index = atoi(optarg); break;
 		case 't': victim_ip = optarg; break;
 		case 'a': peer_ip = optarg; break;
 		case 'N': opt.netns = optarg; break;
+		case 'P': opt.pmem = optarg; break;
 		case 's': r.only = optarg; break;
 		case 'q': opt.quiet_ms = atoi(optarg); break;
 		case 'T': opt.timeout_ms = atoi(optarg); break;

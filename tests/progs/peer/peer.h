@@ -34,6 +34,7 @@
 #define PMTU 1024
 #define MR_SIZE (512 * 1024)
 #define RO_SIZE 4096
+#define PM_SIZE (2 * 1024 * 1024)	/* a device-DAX mapping's alignment */
 #define RECV_SLOT 2048
 #define RECV_SLOTS 16
 #define MAX_PKT 2048
@@ -42,6 +43,7 @@
 
 struct options {
 	const char *dev, *netns;
+	const char *pmem;	/* a device-DAX file: persistent memory */
 	int gid_index;
 	int quiet_ms, timeout_ms;
 	bool verbose;
@@ -70,7 +72,8 @@ struct victim {
 	struct ibv_mr *mr;		/* MR_SIZE, every remote access */
 	struct ibv_mr *ro;		/* RO_SIZE, remote read only */
 	struct ibv_mr *rmr;		/* receive buffers, local write */
-	uint8_t *buf, *robuf, *rbuf;
+	struct ibv_mr *pm;		/* PM_SIZE of persistent memory (-P), or NULL */
+	uint8_t *buf, *robuf, *rbuf, *pmbuf;
 	union ibv_gid peer_gid;
 	/* per scenario */
 	struct ibv_cq *cq;
@@ -254,6 +257,7 @@ int sc_atomic_write(const struct vconf *c);
 int sc_flush(const struct vconf *c);
 int sc_flush_persistent(const struct vconf *c);
 int sc_flush_bad_level(const struct vconf *c);
+int sc_flush_pmem(const struct vconf *c);
 
 /* --- the victim as the requester ---------------------------------------------- */
 

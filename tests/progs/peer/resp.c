@@ -872,16 +872,58 @@ int sc_flush(const struct vconf *c)
 }
 
 /*
- * flush_persistent - a FLUSH asking for persistence of a region that has
- * only the right of global visibility (its memory is not persistent):
- * NAK remote access error, the QP fails.
+ * flush_persistent - the right of persistence is refused to a region of
+ * ordinary memory (EINVAL); a FLUSH asking for persistence of a region
+ * that has only the right of global visibility: NAK remote access error,
+ * the QP fails.
  */
 int sc_flush_persistent(const struct vconf *c)
 {
 	struct req r = rq_flush(c->epsn, FETH_GLOBAL | FETH_PERSISTENT, 0, 64);
+	struct ibv_mr *mr = ibv_reg_mr(vic.pd, vic.buf, 4096,
+				       IBV_ACCESS_LOCAL_WRITE | ACCESS_FLUSH_PERSISTENT);
+	int err = errno;
 
+	if (mr)
+		ibv_dereg_mr(mr);
+	CHECK(!mr && err == EINVAL,
+	      "registering ordinary memory with the persistence right: %s, want EINVAL",
+	      mr ? "it succeeded" : strerror(err));
 	return expect_fatal(&r, NAK_REM_ACCESS, IBV_EVENT_QP_ACCESS_ERR, 0,
 			    "a FLUSH for persistence of a region without the right");
+}
+
+/*
+ * flush_pmem - persistence of persistent memory (a device-DAX mapping,
+ * -P): a WRITE into it, then a FLUSH for global visibility and persistence
+ * of its range (the WRITE's bytes there when the answer comes), and one
+ * for persistence of the whole region, each answered by an empty READ
+ * Response Only.
+ */
+int sc_flush_pmem(const struct vconf *c)
+{
+	const uint32_t off = 8192;
+	uint32_t p = c->epsn;
+	struct req w, f1, f2;
+
+	CHECK(vic.pm, "no persistent memory to flush (sroce_peer -P DAX_DEVICE)");
+	memset(vic.pmbuf + off, 0, 512);
+	w = rq_rdma(OP_WRITE_ONLY, p, (uintptr_t)vic.pmbuf + off, vic.pm->rkey, 512);
+	w.data = msg[3];
+	w.len = 512;
+	w.ackreq = false;
+	f1 = rq_rdma(OP_FLUSH, psn_add(p, 1), (uintptr_t)vic.pmbuf + off, vic.pm->rkey, 512);
+	f1.feth = FETH_GLOBAL | FETH_PERSISTENT;
+	f2 = rq_rdma(OP_FLUSH, psn_add(p, 2), 0, vic.pm->rkey, 0);
+	f2.feth = FETH_PERSISTENT | FETH_LEVEL_MR;
+	TRY(req_send(&w));
+	TRY(req_send(&f1));
+	TRY(expect_atomic_write_ack(f1.psn, 2, "a FLUSH for persistence of a range"));
+	CHECK(!memcmp(vic.pmbuf + off, msg[3], 512),
+	      "the WRITE before the FLUSH is not in persistent memory");
+	TRY(req_send(&f2));
+	TRY(expect_atomic_write_ack(f2.psn, 3, "a FLUSH for persistence of the whole region"));
+	return expect_state(IBV_QPS_RTS);
 }
 
 /*

@@ -5,6 +5,8 @@
  * counters.
  */
 
+#include <sys/mman.h>
+
 #include "peer.h"
 
 struct victim vic;
@@ -22,6 +24,27 @@ void vic_fill(unsigned int seed)
 	for (i = 0; i < RO_SIZE; i++)
 		vic.robuf[i] = (uint8_t)(i * 3 + seed);
 	memset(vic.rbuf, 0, RECV_SLOT * RECV_SLOTS);
+}
+
+/*
+ * The persistent memory of -P, a device-DAX file, mapped and registered
+ * with both FLUSH rights and remote write.
+ */
+static void vic_open_pmem(void)
+{
+	int fd = open(opt.pmem, O_RDWR);
+
+	if (fd < 0)
+		die("%s: %s", opt.pmem, strerror(errno));
+	vic.pmbuf = mmap(NULL, PM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (vic.pmbuf == MAP_FAILED)
+		die("mmap %s: %s", opt.pmem, strerror(errno));
+	vic.pm = ibv_reg_mr(vic.pd, vic.pmbuf, PM_SIZE,
+			    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			    ACCESS_FLUSH_GLOBAL | ACCESS_FLUSH_PERSISTENT);
+	if (!vic.pm)
+		die("ibv_reg_mr of %s with the persistence right: %s", opt.pmem, strerror(errno));
 }
 
 void vic_open(void)
@@ -44,6 +67,8 @@ void vic_open(void)
 	vic.rmr = ibv_reg_mr(vic.pd, vic.rbuf, RECV_SLOT * RECV_SLOTS, IBV_ACCESS_LOCAL_WRITE);
 	if (!vic.mr || !vic.ro || !vic.rmr)
 		die("ibv_reg_mr: %s", strerror(errno));
+	if (opt.pmem)
+		vic_open_pmem();
 	flags = fcntl(vic.ctx->async_fd, F_GETFL);
 	if (fcntl(vic.ctx->async_fd, F_SETFL, flags | O_NONBLOCK))
 		die("async fd: %s", strerror(errno));
