@@ -445,6 +445,26 @@ static enum sroce_resp_verdict sroce_resp_atomic(struct sroce_qp *qp,
 }
 
 /*
+ * An executed ATOMIC WRITE or FLUSH (@type) at @psn: its resource owes an
+ * empty READ response, sent after the answers owed before it; the MSN
+ * and the expected PSN move on.
+ */
+static enum sroce_resp_verdict sroce_resp_owe_empty(struct sroce_qp *qp,
+						    struct sroce_resp_res *res,
+						    enum sroce_res_type type,
+						    u32 psn)
+{
+	res->type = type;
+	res->first_psn = psn;
+	res->last_psn = psn;
+	sroce_resp_read_start(qp, res, psn, 0, 0);
+	qp->resp.msn++;
+	qp->resp.epsn = sroce_psn_add(psn, 1);
+	sroce_resp_queue_res(qp, res, false);
+	return SROCE_RESP_DONE;
+}
+
+/*
  * An ATOMIC WRITE: its 8 bytes stored in one piece at an aligned address
  * the QP may write, under a responder resource like a READ's, answered by
  * a READ response without data (owed like one: after the answers owed
@@ -478,14 +498,7 @@ static enum sroce_resp_verdict sroce_resp_atomic_write(struct sroce_qp *qp,
 	sroce_mr_put(mr);
 	if (err)
 		return sroce_resp_atomic_err(qp, err);
-	res->type = SROCE_RES_ATOMIC_WRITE;
-	res->first_psn = pkt->psn;
-	res->last_psn = pkt->psn;
-	sroce_resp_read_start(qp, res, pkt->psn, 0, 0);
-	qp->resp.msn++;
-	qp->resp.epsn = sroce_psn_add(pkt->psn, 1);
-	sroce_resp_queue_res(qp, res, false);
-	return SROCE_RESP_DONE;
+	return sroce_resp_owe_empty(qp, res, SROCE_RES_ATOMIC_WRITE, pkt->psn);
 }
 
 /* The rights, of the QP and of the region, a FLUSH's placement type needs. */
@@ -548,14 +561,7 @@ static enum sroce_resp_verdict sroce_resp_flush(struct sroce_qp *qp,
 	}
 	sroce_mr_flush(mr, va, len, type);
 	sroce_mr_put(mr);
-	res->type = SROCE_RES_FLUSH;
-	res->first_psn = pkt->psn;
-	res->last_psn = pkt->psn;
-	sroce_resp_read_start(qp, res, pkt->psn, 0, 0);
-	qp->resp.msn++;
-	qp->resp.epsn = sroce_psn_add(pkt->psn, 1);
-	sroce_resp_queue_res(qp, res, false);
-	return SROCE_RESP_DONE;
+	return sroce_resp_owe_empty(qp, res, SROCE_RES_FLUSH, pkt->psn);
 }
 
 /*
