@@ -433,7 +433,7 @@ test_pyverbs_flush() {
 	[ -e /usr/share/doc/rdma-core/tests/test_qpex.py.gz ] ||
 		skip "rdma-core's tests are not installed"
 	zgrep -q 'def test_qp_ex_rc_flush' /usr/share/doc/rdma-core/tests/test_qpex.py.gz ||
-		skip "rdma-core $(pkg-config --modversion libibverbs) has no ibv_wr_flush (45 on)"
+		skip "libibverbs $(pkg-config --modversion libibverbs) has no ibv_wr_flush (rdma-core 45 on)"
 	rdma_topo loopback
 	rm -rf "$dir"
 	cp -r /usr/share/doc/rdma-core/tests "$dir"
