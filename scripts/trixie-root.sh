@@ -26,6 +26,8 @@ pkgs=(
 	libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev
 	iproute2 rdma-core ibverbs-utils ibverbs-providers rdmacm-utils
 	perftest python3 python3-pyverbs procps util-linux mount
+	# the wire audits of the core tier (kverbs/flush_wire): dumpcap
+	tshark wireshark-common
 	# the packaging test's tools
 	dkms debhelper dpkg-dev fakeroot
 )
