@@ -16,8 +16,9 @@
 # one); where=pair: in two guests joined by a virtual wire
 # (scripts/vm/run-pair.sh), a pair per group; a test passes only if it
 # passes in both.  A guest group may ask for an emulated NVDIMM of N MiB
-# (nvdimm=N): the guest that runs it has one (run-guest.sh -n).  Guest and pair groups run in SROCE_LANES lanes at once
-# (default 2; see "in lanes" below).
+# (nvdimm=N): the guest that runs it has one (run-guest.sh -n).  Guest
+# and pair groups run in SROCE_LANES lanes at once (default 2; see "in
+# lanes" below).
 #
 # Results: build/test-results/results.tsv (one line per test), per-group
 # logs, the guest console, and build/test-results.json.  The last line of
@@ -315,17 +316,6 @@ console_report() {
 	return 0
 }
 
-# run_guest_groups GROUP...: the groups, in order, in one guest sharing
-# $out; if the guest dies in one, the groups after it in a fresh guest.
-# A guest that dies before its job starts (no $out/booted) dies in the
-# kernel's own boot, before sroce or any test has run: under emulation
-# Debian's 6.12 once took an int3 oops 1.5 s into its boot (2026-11-29 on
-# CI; not in 30 boots here; the kernel patches its own code with int3,
-# which QEMU 7.2's multi-threaded TCG is suspected of racing).  Such a
-# guest is booted once more, and the run says so; a second death before
-# the job is a failure like any other.  The retry calls this function
-# again with boots=1 in its environment; the calls that carry on after a
-# death inherit it, so a lane boots a guest again once at most.
 # guest_nvdimm GROUP...: the largest NVDIMM, in MiB, the groups ask for
 # (0: none).
 guest_nvdimm() {
@@ -337,6 +327,17 @@ guest_nvdimm() {
 	echo "$mib"
 }
 
+# run_guest_groups GROUP...: the groups, in order, in one guest sharing
+# $out; if the guest dies in one, the groups after it in a fresh guest.
+# A guest that dies before its job starts (no $out/booted) dies in the
+# kernel's own boot, before sroce or any test has run: under emulation
+# Debian's 6.12 once took an int3 oops 1.5 s into its boot (2026-11-29 on
+# CI; not in 30 boots here; the kernel patches its own code with int3,
+# which QEMU 7.2's multi-threaded TCG is suspected of racing).  Such a
+# guest is booted once more, and the run says so; a second death before
+# the job is a failure like any other.  The retry calls this function
+# again with boots=1 in its environment; the calls that carry on after a
+# death inherit it, so a lane boots a guest again once at most.
 run_guest_groups() {
 	local todo=("$@") done_now=() left=() g cur last t where
 	local boots=${boots:-0}
