@@ -121,6 +121,31 @@ static void sroce_comp_post(struct sroce_qp *qp, struct sroce_swqe *w)
 }
 
 /**
+ * sroce_sq_give_back() - give a user ring the slots of the work requests
+ *	just retired
+ * @qp: the QP
+ * @old: qp->sq.cons before they were
+ *
+ * Those the device queued itself (SROCE_SWQE_TM) had no slot there.
+ *
+ * Context: Any context. Caller holds qp->sq.lock.
+ */
+void sroce_sq_give_back(struct sroce_qp *qp, u32 old)
+{
+	u32 n = qp->sq.cons - old, idx;
+
+	lockdep_assert_held(&qp->sq.lock);
+	if (!qp->sq.ring.buf || !n)
+		return;
+	if (qp->sq.num_tm)
+		for (idx = old; idx != qp->sq.cons; idx++)
+			if (sroce_sq_wqe(qp, idx)->flags & SROCE_SWQE_TM)
+				n--;
+	qp->sq.ring.cons += n;
+	sroce_ring_publish_cons(&qp->sq.ring);
+}
+
+/**
  * sroce_comp_retire() - complete, in order, the work requests whose outcome
  *	is known
  * @qp: the QP
@@ -149,12 +174,13 @@ void sroce_comp_retire(struct sroce_qp *qp)
 	 * the slot free.  The work requests' private copies stay ours until
 	 * the lock is dropped, as fetching into them takes it.
 	 */
-	if (qp->sq.ring.buf && old != qp->sq.cons) {
-		qp->sq.ring.cons = qp->sq.cons;
-		sroce_ring_publish_cons(&qp->sq.ring);
+	sroce_sq_give_back(qp, old);
+	for (idx = old; idx != qp->sq.cons; idx++) {
+		if (sroce_sq_wqe(qp, idx)->flags & SROCE_SWQE_TM)
+			sroce_tm_swqe_done(qp, idx);
+		else
+			sroce_comp_post(qp, sroce_sq_wqe(qp, idx));
 	}
-	for (idx = old; idx != qp->sq.cons; idx++)
-		sroce_comp_post(qp, sroce_sq_wqe(qp, idx));
 	if (READ_ONCE(qp->state) == IB_QPS_SQD && !qp->comp.drained &&
 	    qp->sq.cons == qp->req.idx) {
 		qp->comp.drained = true;

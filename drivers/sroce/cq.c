@@ -21,12 +21,15 @@ static_assert(sizeof(struct ib_uverbs_wc) % 16 == 0);
 
 static_assert(sizeof(struct sroce_cqe_ts) % 16 == 0);
 
+static_assert(sizeof(struct sroce_cqe_tm) % 16 == 0);
+
 static u32 sroce_cq_slot_size(const struct sroce_cq *cq)
 {
 	if (!cq->is_user)
 		return ALIGN(sizeof(struct ib_wc), 16);
 	return sizeof(struct ib_uverbs_wc) +
-	       (cq->timestamps ? sizeof(struct sroce_cqe_ts) : 0);
+	       (cq->timestamps ? sizeof(struct sroce_cqe_ts) : 0) +
+	       (cq->tm_info ? sizeof(struct sroce_cqe_tm) : 0);
 }
 
 /*
@@ -44,9 +47,10 @@ static int sroce_cq_user_req(struct sroce_cq *cq, struct ib_udata *udata)
 		return err;
 	if (req.reserved)
 		return -EINVAL;
-	if (req.flags & ~(u32)SROCE_CQ_TIMESTAMPS)
+	if (req.flags & ~(u32)(SROCE_CQ_TIMESTAMPS | SROCE_CQ_TM_INFO))
 		return -EOPNOTSUPP;
 	cq->timestamps = req.flags & SROCE_CQ_TIMESTAMPS;
+	cq->tm_info = req.flags & SROCE_CQ_TM_INFO;
 	return 0;
 }
 
@@ -259,8 +263,24 @@ static void sroce_cqe_stamp(struct sroce_cqe_ts *ts)
 	ts->realtime_ns = ktime_get_real_ns();
 }
 
+/* A user completion's tag-matching header, after its times if any. */
+static void sroce_cqe_tm(const struct sroce_cq *cq, void *slot,
+			 const struct sroce_wc_tm *tm)
+{
+	struct sroce_cqe_tm *cqe_tm;
+
+	if (!cq->tm_info)
+		return;
+	cqe_tm = slot + sizeof(struct ib_uverbs_wc) +
+		 (cq->timestamps ? sizeof(struct sroce_cqe_ts) : 0);
+	*cqe_tm = (struct sroce_cqe_tm){
+		.tag = tm ? tm->tag : 0,
+		.priv = tm ? tm->priv : 0,
+	};
+}
+
 static void sroce_cq_write(struct sroce_cq *cq, void *slot,
-			   const struct ib_wc *wc)
+			   const struct ib_wc *wc, const struct sroce_wc_tm *tm)
 {
 	struct ib_uverbs_wc *uwc = slot;
 
@@ -275,14 +295,17 @@ static void sroce_cq_write(struct sroce_cq *cq, void *slot,
 	uwc->vendor_err = wc->vendor_err;
 	uwc->byte_len = wc->byte_len;
 	uwc->ex.imm_data = wc->ex.imm_data;
-	uwc->qp_num = wc->qp->qp_num;
+	/* Tag-matching list operations complete on no QP. */
+	uwc->qp_num = wc->qp ? wc->qp->qp_num : 0;
 	uwc->src_qp = wc->src_qp;
-	uwc->wc_flags = sroce_wc_flags_to_user(wc->wc_flags);
+	uwc->wc_flags = sroce_wc_flags_to_user(wc->wc_flags) |
+			(tm ? tm->flags : 0);
 	uwc->pkey_index = wc->pkey_index;
 	uwc->sl = sroce_wc_sl_to_user(wc);
 	uwc->port_num = SROCE_PORT;
 	if (cq->timestamps)
 		sroce_cqe_stamp(slot + sizeof(*uwc));
+	sroce_cqe_tm(cq, slot, tm);
 }
 
 static void sroce_cq_overflow(struct sroce_cq *cq)
@@ -296,10 +319,13 @@ static void sroce_cq_overflow(struct sroce_cq *cq)
 }
 
 /**
- * sroce_cq_post() - add a completion
+ * sroce_cq_post_tm() - add a completion that may say something to tag
+ *	matching
  * @cq: the CQ
- * @wc: the completion, in kernel terms (its qp is set)
+ * @wc: the completion, in kernel terms (its qp is set, but for the
+ *	completions of tag-matching list operations)
  * @solicited: the completion is of a solicited message
+ * @tm: its tag-matching flags and header, for a user CQ; or NULL
  *
  * Wakes the completion handler if the CQ is armed for it: for any
  * completion, or for a solicited one, which an unsuccessful completion
@@ -313,8 +339,8 @@ static void sroce_cq_overflow(struct sroce_cq *cq)
  * Context: Any context. Takes cq->lock.
  * Return: true if the entry was added.
  */
-bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
-		   bool solicited)
+bool sroce_cq_post_tm(struct sroce_cq *cq, const struct ib_wc *wc,
+		      bool solicited, const struct sroce_wc_tm *tm)
 {
 	unsigned long flags;
 	bool notify = false;
@@ -327,7 +353,7 @@ bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 		spin_unlock_irqrestore(&cq->lock, flags);
 		return false;
 	}
-	sroce_cq_write(cq, sroce_ring_slot(&cq->ring, cq->ring.prod), wc);
+	sroce_cq_write(cq, sroce_ring_slot(&cq->ring, cq->ring.prod), wc, tm);
 	cq->ring.prod++;
 	if (cq->is_user)
 		sroce_ring_publish_prod(&cq->ring);
@@ -341,6 +367,23 @@ bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 	if (notify)
 		irq_work_queue(&cq->notify_work);
 	return true;
+}
+
+/**
+ * sroce_cq_post() - add a completion
+ * @cq: the CQ
+ * @wc: the completion, in kernel terms (its qp is set)
+ * @solicited: the completion is of a solicited message
+ *
+ * As sroce_cq_post_tm(), with nothing for tag matching.
+ *
+ * Context: Any context. Takes cq->lock.
+ * Return: true if the entry was added.
+ */
+bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
+		   bool solicited)
+{
+	return sroce_cq_post_tm(cq, wc, solicited, NULL);
 }
 
 /**

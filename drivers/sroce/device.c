@@ -390,6 +390,14 @@ static void sroce_dev_init_attr(struct sroce_dev *sdev)
 	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
 	attr->max_total_mcast_qp_attach = SROCE_MAX_TOTAL_MCAST_QP_ATTACH;
 	attr->max_dm_size = SROCE_DM_MAX_SIZE;
+	/* List operations execute as they are posted: none is outstanding. */
+	attr->tm_caps = (struct ib_tm_caps){
+		.max_rndv_hdr_size = SROCE_TM_MAX_RNDV_HDR,
+		.max_num_tags = SROCE_TM_MAX_TAGS,
+		.flags = IB_TM_CAP_RNDV_RC,
+		.max_ops = SROCE_TM_MAX_TAGS,
+		.max_sge = SROCE_TM_MAX_SGE,
+	};
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
 }

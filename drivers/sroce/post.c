@@ -460,10 +460,14 @@ static int sroce_swqe_user_data(struct sroce_qp *qp, u32 idx,
 	return 0;
 }
 
-/* Copy the user WQE at @idx out of the ring and check the copy. */
-static int sroce_fetch_one(struct sroce_qp *qp, u32 idx, struct sroce_swqe *w)
+/*
+ * Copy the user WQE at @ring_idx out of the ring into send queue slot @idx
+ * and check the copy.
+ */
+static int sroce_fetch_one(struct sroce_qp *qp, u32 ring_idx, u32 idx,
+			   struct sroce_swqe *w)
 {
-	const u8 *slot = sroce_ring_slot(&qp->sq.ring, idx);
+	const u8 *slot = sroce_ring_slot(&qp->sq.ring, ring_idx);
 	struct sroce_send_wqe u;
 	u64 length;
 	int err;
@@ -495,12 +499,16 @@ static int sroce_fetch_one(struct sroce_qp *qp, u32 idx, struct sroce_swqe *w)
 	return err;
 }
 
-/* A WQE refused when fetched: it completes in error, in order. */
+/*
+ * A WQE refused when fetched: it completes in error, in order.  Its flags
+ * are the process's, unchecked: only the one that makes it complete is
+ * kept (a stray SROCE_SWQE_TM would make it the device's own).
+ */
 static void sroce_fetch_refused(struct sroce_swqe *w)
 {
 	w->status = IB_WC_LOC_QP_OP_ERR;
 	w->state = SROCE_WQE_DONE;
-	w->flags |= SROCE_SEND_SIGNALED;
+	w->flags = SROCE_SEND_SIGNALED;
 }
 
 /**
@@ -521,26 +529,33 @@ static void sroce_fetch_refused(struct sroce_swqe *w)
  */
 int sroce_sq_fetch(struct sroce_qp *qp, u32 end)
 {
+	struct sroce_sq *sq = &qp->sq;
 	struct sroce_swqe *w;
 	int n = 0;
+	int err;
 
-	lockdep_assert_held(&qp->sq.lock);
+	lockdep_assert_held(&sq->lock);
 	/*
 	 * The producer may only move forward from what was fetched
-	 * (qp->sq.prod), and no further than a full ring past the consumer:
+	 * (sq->ring_next), and no further than a full ring past the consumer:
 	 * one that went back would make the loop below run up to 2^32 times.
+	 * The send queue has room for a full ring besides the work requests
+	 * the device queued itself (SROCE_SWQE_TM), so the last test only
+	 * guards that arithmetic.
 	 */
-	if (!sroce_ring_count_valid(&qp->sq.ring, end, qp->sq.cons) ||
-	    end - qp->sq.cons < qp->sq.prod - qp->sq.cons)
+	if (!sroce_ring_count_valid(&sq->ring, end, sq->ring.cons) ||
+	    end - sq->ring.cons < sq->ring_next - sq->ring.cons)
 		return -EINVAL;
-	while (qp->sq.prod != end && n < SROCE_LOCK_BATCH) {
-		w = sroce_sq_wqe(qp, qp->sq.prod);
-		if (sroce_fetch_one(qp, qp->sq.prod, w)) {
+	while (sq->ring_next != end && n < SROCE_LOCK_BATCH &&
+	       sq->prod - sq->cons < sq->num_slots) {
+		w = sroce_sq_wqe(qp, sq->prod);
+		err = sroce_fetch_one(qp, sq->ring_next, sq->prod, w);
+		sq->ring_next++;
+		sq->prod++;
+		if (err) {
 			sroce_fetch_refused(w);
-			qp->sq.prod++;
 			return -EINVAL;
 		}
-		qp->sq.prod++;
 		n++;
 	}
 	return n;
@@ -743,6 +758,23 @@ static enum sroce_rq_taken sroce_rq_take_locked(struct sroce_rq *rq,
 	rq->ring.cons++;
 	sroce_ring_publish_cons(&rq->ring);
 	return err ? SROCE_RQ_BAD_WQE : SROCE_RQ_TAKEN;
+}
+
+/**
+ * sroce_srq_take_locked() - take the next receive work request of an SRQ
+ *	whose lock the caller holds
+ * @srq: the SRQ
+ * @wqe: where the work request is copied and checked
+ *
+ * Context: Any context. Caller holds srq->rq.lock; the caller checks the
+ * SRQ's limit (sroce_srq_check_limit()) after dropping it.
+ * Return: as sroce_rq_take().
+ */
+enum sroce_rq_taken sroce_srq_take_locked(struct sroce_srq *srq,
+					  struct sroce_rwqe *wqe)
+{
+	lockdep_assert_held(&srq->rq.lock);
+	return sroce_rq_take_locked(&srq->rq, wqe);
 }
 
 /**

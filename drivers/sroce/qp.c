@@ -59,6 +59,16 @@ static u32 sroce_rq_slot_size(u32 max_sge)
 		     max_sge * sizeof(struct sroce_sge), 16);
 }
 
+/*
+ * A QP of a tag-matching SRQ queues work requests of its own (tm.c): its
+ * send queue has SROCE_TM_QP_WQES slots more than its ring, and inline
+ * room for a FIN.
+ */
+static bool sroce_init_tm(const struct ib_qp_init_attr *init)
+{
+	return init->srq && to_ssrq(init->srq)->tm;
+}
+
 static int sroce_qp_check_cap(struct sroce_dev *sdev,
 			      struct ib_qp_init_attr *init)
 {
@@ -102,6 +112,9 @@ static int sroce_qp_check_init(struct sroce_dev *sdev,
 	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
+	/* Tag matching is defined for RC only. */
+	if (sroce_init_tm(init) && init->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
 	if (init->qp_type == IB_QPT_GSI && init->port_num != SROCE_PORT)
 		return -EINVAL;
 	return sroce_qp_check_cap(sdev, init);
@@ -112,19 +125,24 @@ static int sroce_sq_alloc(struct sroce_qp *qp, struct ib_qp_init_attr *init,
 {
 	struct sroce_sq *sq = &qp->sq;
 	u32 slots = roundup_pow_of_two(max(init->cap.max_send_wr, 1U));
+	u32 max_inline = init->cap.max_inline_data;
 	int err;
 
 	spin_lock_init(&sq->lock);
 	sq->num_slots = slots;
+	if (sroce_init_tm(init)) {
+		sq->num_slots = roundup_pow_of_two(slots + SROCE_TM_QP_WQES);
+		max_inline = max_t(u32, max_inline, sizeof(struct sroce_tmh) +
+						    sizeof(struct sroce_rvh));
+	}
 	sq->max_sge = max(init->cap.max_send_sge, 1U);
-	sq->max_inline = sroce_sq_inline_room(sq->max_sge,
-					      init->cap.max_inline_data, !!uctx);
-	sq->wqe = kvcalloc(slots, sizeof(*sq->wqe), SROCE_GFP_SIZED);
-	sq->sges = kvcalloc((size_t)slots * sq->max_sge, sizeof(*sq->sges),
-			    SROCE_GFP_SIZED);
+	sq->max_inline = sroce_sq_inline_room(sq->max_sge, max_inline, !!uctx);
+	sq->wqe = kvcalloc(sq->num_slots, sizeof(*sq->wqe), SROCE_GFP_SIZED);
+	sq->sges = kvcalloc((size_t)sq->num_slots * sq->max_sge,
+			    sizeof(*sq->sges), SROCE_GFP_SIZED);
 	if (sq->max_inline)
-		sq->inline_data = kvzalloc((size_t)slots * sq->max_inline,
-					   SROCE_GFP_SIZED);
+		sq->inline_data = kvzalloc((size_t)sq->num_slots *
+					   sq->max_inline, SROCE_GFP_SIZED);
 	if (!sq->wqe || !sq->sges || (sq->max_inline && !sq->inline_data))
 		return -ENOMEM;
 	if (!uctx)
@@ -221,7 +239,8 @@ static void sroce_qp_report_cap(struct sroce_qp *qp,
 	/* An XRC target's send queue is never used: it has none to report. */
 	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
 		return;
-	init->cap.max_send_wr = qp->sq.num_slots;
+	init->cap.max_send_wr = qp->sq.ring.buf ? qp->sq.ring.num_slots :
+						  qp->sq.num_slots;
 	init->cap.max_send_sge = qp->sq.max_sge;
 	init->cap.max_inline_data = qp->sq.max_inline;
 	if (sroce_qp_has_rq(qp)) {

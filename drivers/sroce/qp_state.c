@@ -201,12 +201,13 @@ static void sroce_qp_reset(struct sroce_qp *qp)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	if (qp->sq.ring.buf) {
 		prod = sroce_ring_load_prod(&qp->sq.ring);
-		if (sroce_ring_count_valid(&qp->sq.ring, prod, qp->sq.cons))
-			qp->sq.prod = prod;
-		qp->sq.ring.cons = qp->sq.prod;
+		if (sroce_ring_count_valid(&qp->sq.ring, prod, qp->sq.ring.cons))
+			qp->sq.ring_next = prod;
+		qp->sq.ring.cons = qp->sq.ring_next;
 		sroce_ring_publish_cons(&qp->sq.ring);
 	}
 	qp->sq.cons = qp->sq.prod;
+	qp->sq.num_tm = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	qp->req.idx = qp->sq.prod;
@@ -466,9 +467,13 @@ out_unlock:
 	return err;
 }
 
-/* A work request whose outcome is known completes with it; others flush. */
-static void sroce_flush_one_send(struct sroce_qp *qp, struct sroce_swqe *wqe)
+/*
+ * A work request whose outcome is known completes with it; others flush.
+ * Those the device queued itself complete through tm.c.
+ */
+static void sroce_flush_one_send(struct sroce_qp *qp, u32 idx)
 {
+	struct sroce_swqe *wqe = sroce_sq_wqe(qp, idx);
 	bool done = wqe->state == SROCE_WQE_DONE;
 	struct ib_wc wc = {
 		.wr_id = wqe->wr_id,
@@ -476,6 +481,11 @@ static void sroce_flush_one_send(struct sroce_qp *qp, struct sroce_swqe *wqe)
 		.qp = &qp->ibqp,
 	};
 
+	if (wqe->flags & SROCE_SWQE_TM) {
+		wqe->status = wc.status;
+		sroce_tm_swqe_done(qp, idx);
+		return;
+	}
 	if (wc.status == IB_WC_SUCCESS && !(wqe->flags & SROCE_SEND_SIGNALED))
 		return;
 	sroce_cq_post(qp->scq, &wc, false);
@@ -503,12 +513,9 @@ static bool sroce_qp_flush_sq_batch(struct sroce_qp *qp, u32 end)
 	qp->sq.cons = idx + n;
 	if (qp->req.idx - qp->sq.cons > qp->sq.prod - qp->sq.cons)
 		qp->req.idx = qp->sq.cons;
-	if (qp->sq.ring.buf) {
-		qp->sq.ring.cons = qp->sq.cons;
-		sroce_ring_publish_cons(&qp->sq.ring);
-	}
+	sroce_sq_give_back(qp, idx);
 	for (; n; n--, idx++)
-		sroce_flush_one_send(qp, sroce_sq_wqe(qp, idx));
+		sroce_flush_one_send(qp, idx);
 	/* A refused WQE was taken too: it is still between cons and prod. */
 	return qp->sq.cons != qp->sq.prod || fetched > 0;
 }

@@ -80,7 +80,10 @@ static void sroce_resp_post(struct sroce_qp *qp, struct ib_wc *wc,
 	wc->qp = &qp->ibqp;
 	wc->wr_id = qp->resp.wqe.wr_id;
 	qp->resp.have_wqe = false;
-	sroce_cq_post(cq, wc, solicited);
+	if (sroce_qp_tm(qp))
+		sroce_tm_recv_post(qp, wc, solicited);
+	else
+		sroce_cq_post(cq, wc, solicited);
 }
 
 /* The receive WQE in progress, if any, completes with @status. */
@@ -95,19 +98,26 @@ static void sroce_resp_fail_recv(struct sroce_qp *qp, u32 status)
 }
 
 /*
- * The receive WQE of the message in progress, or a new one.  A receive WQE
- * the process wrote wrong, or an impossible producer index, fails the QP
- * on every transport: RC NAKs and fails it on its way out
- * (sroce_resp_nak()); UC and UD, which send nothing back, fail it here.
+ * The receive WQE of the message in progress, or a new one (which, through
+ * a tag-matching SRQ, may be a tagged buffer, or none at all:
+ * SROCE_RQ_HANDLED).  A receive WQE the process wrote wrong, or an
+ * impossible producer index, fails the QP on every transport: RC NAKs and
+ * fails it on its way out (sroce_resp_nak()); UC and UD, which send
+ * nothing back, fail it here.
  */
-static enum sroce_rq_taken sroce_resp_get_wqe(struct sroce_qp *qp)
+static enum sroce_rq_taken sroce_resp_get_wqe(struct sroce_qp *qp,
+					      const struct sroce_pkt *pkt)
 {
 	struct sroce_srq *srq = sroce_resp_srq(qp);
 	enum sroce_rq_taken taken;
 
 	if (qp->resp.have_wqe)
 		return SROCE_RQ_TAKEN;
-	taken = sroce_rq_take(srq ? &srq->rq : &qp->rq, srq, &qp->resp.wqe);
+	if (sroce_qp_tm(qp))
+		taken = sroce_tm_take(qp, pkt);
+	else
+		taken = sroce_rq_take(srq ? &srq->rq : &qp->rq, srq,
+				      &qp->resp.wqe);
 	if ((taken == SROCE_RQ_BAD_WQE || taken == SROCE_RQ_BAD_PROD) &&
 	    !sroce_qp_reliable(qp))
 		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
@@ -123,12 +133,15 @@ static enum sroce_rq_taken sroce_resp_get_wqe(struct sroce_qp *qp)
 /*
  * A SEND or a WRITE with immediate needs a receive WQE: without one it is
  * RNR NAKed; an invalid one (or queue) completes in error, if it was taken,
- * and the request is NAKed.
+ * and the request is NAKed.  A message tag matching took whole needs none
+ * (resp.have_wqe stays false).
  */
-static enum sroce_resp_verdict sroce_resp_need_wqe(struct sroce_qp *qp)
+static enum sroce_resp_verdict sroce_resp_need_wqe(struct sroce_qp *qp,
+						   const struct sroce_pkt *pkt)
 {
-	switch (sroce_resp_get_wqe(qp)) {
+	switch (sroce_resp_get_wqe(qp, pkt)) {
 	case SROCE_RQ_TAKEN:
+	case SROCE_RQ_HANDLED:
 		return SROCE_RESP_DONE;
 	case SROCE_RQ_EMPTY:
 		return SROCE_RESP_RNR;
@@ -200,22 +213,29 @@ static bool sroce_resp_invalidate(struct sroce_qp *qp, struct sroce_pkt *pkt)
 				    be32_to_cpu(sroce_pkt_ieth(pkt)->rkey));
 }
 
+/*
+ * A SEND's data.  A tagged buffer does not get the tag-matching header the
+ * message starts with (resp.tm.skip bytes of its first packet).
+ */
 static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 					       struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
 	enum sroce_resp_verdict v;
+	u32 skip, len;
 	int err;
 
-	v = sroce_resp_need_wqe(qp);
-	if (v != SROCE_RESP_DONE)
+	v = sroce_resp_need_wqe(qp, pkt);
+	if (v != SROCE_RESP_DONE || !resp->have_wqe)
 		return v;
-	if (resp->offset + pkt->paylen > resp->wqe.length) {
+	skip = min(resp->tm.skip, pkt->paylen);
+	len = pkt->paylen - skip;
+	if (resp->offset + len > resp->wqe.length) {
 		sroce_resp_fail_recv(qp, IB_WC_LOC_LEN_ERR);
 		return SROCE_RESP_NAK_INVALID;
 	}
 	err = sroce_sge_copy(qp, resp->pd, resp->wqe.sge, resp->wqe.num_sge,
-			     resp->offset, pkt->payload, pkt->paylen,
+			     resp->offset, pkt->payload + skip, len,
 			     SROCE_TO_MR);
 	if (err == -EAGAIN)
 		return SROCE_RESP_PAGE_FAULT;
@@ -223,7 +243,8 @@ static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
 		return SROCE_RESP_NAK_OP;
 	}
-	resp->offset += pkt->paylen;
+	resp->offset += len;
+	resp->tm.skip = 0;
 	if ((pkt->info->flags & SROCE_OPF_IETH) &&
 	    !sroce_resp_invalidate(qp, pkt)) {
 		sroce_resp_fail_recv(qp, IB_WC_LOC_PROT_ERR);
@@ -297,7 +318,7 @@ static enum sroce_resp_verdict sroce_resp_write(struct sroce_qp *qp,
 
 	/* WRITE with immediate needs a receive WQE: check before anything. */
 	if (flags & SROCE_OPF_IMMDT) {
-		v = sroce_resp_need_wqe(qp);
+		v = sroce_resp_need_wqe(qp, pkt);
 		if (v != SROCE_RESP_DONE)
 			return v;
 	}
@@ -902,7 +923,7 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_QKEY);
 		return;
 	}
-	taken = sroce_resp_get_wqe(qp);
+	taken = sroce_resp_get_wqe(qp, pkt);
 	if (taken == SROCE_RQ_EMPTY || taken == SROCE_RQ_BAD_PROD) {
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_NO_RECV);
 		return;
@@ -1005,6 +1026,7 @@ void sroce_resp_reset(struct sroce_qp *qp)
 
 	resp->have_wqe = false;
 	resp->offset = 0;
+	resp->tm = (struct sroce_resp_tm){};
 	resp->msn = 0;
 	resp->nak_sent = false;
 	resp->comm_est = false;

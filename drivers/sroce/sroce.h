@@ -114,6 +114,12 @@ enum sroce_limits {
 	 * lock, which may have interrupts off: never a whole ring at once.
 	 */
 	SROCE_LOCK_BATCH = 64,
+	/*
+	 * Work requests a QP of a tag-matching SRQ may have queued itself
+	 * (rendezvous READs and FINs, tm.c), in send queue slots beyond the
+	 * ring's.
+	 */
+	SROCE_TM_QP_WQES = 16,
 };
 
 /**
@@ -308,6 +314,8 @@ struct sroce_ah {
  *	with @timestamps
  * @is_user: a user CQ
  * @timestamps: a user CQ whose entries carry their times (SROCE_CQ_TIMESTAMPS)
+ * @tm_info: a user CQ whose entries carry a tag-matching header
+ *	(SROCE_CQ_TM_INFO)
  * @notify: armed for the next completion (IB_CQ_NEXT_COMP) or the next
  *	solicited one (IB_CQ_SOLICITED); 0 when not armed
  * @overflow: an entry was lost for lack of room; IB_EVENT_CQ_ERR raised
@@ -321,6 +329,7 @@ struct sroce_cq {
 	struct sroce_ring ring;
 	bool is_user;
 	bool timestamps;
+	bool tm_info;
 	u8 notify;
 	bool overflow;
 	struct irq_work notify_work;
@@ -355,10 +364,13 @@ struct sroce_rq {
  * @ref: XRC SRQs: references; one from creation, one per lookup by number
  *	(xrc.c)
  * @released: XRC SRQs: completed when @ref reaches zero
+ * @tm: tag-matching SRQs: the tagged buffers (tm.c), guarded by @rq.lock;
+ *	NULL for other SRQs
  */
 struct sroce_srq {
 	struct ib_srq ibsrq;
 	struct sroce_rq rq;
+	struct sroce_tm *tm;
 	u32 limit;
 	struct work_struct event_work;
 	u64 serial;
@@ -611,6 +623,14 @@ struct sroce_swqe {
 	u32 status;
 };
 
+/*
+ * sroce_swqe.flags bit of a work request the device queued itself (tag
+ * matching's rendezvous READ and FIN, tm.c): it has no slot in a user
+ * ring and completes through tm.c, never on the send CQ.  Never set by a
+ * caller: posted and fetched flags are masked to enum sroce_send_flags.
+ */
+#define SROCE_SWQE_TM BIT(31)
+
 enum sroce_wqe_state {
 	SROCE_WQE_POSTED,	/* not yet started */
 	SROCE_WQE_SENDING,	/* some packets sent */
@@ -659,8 +679,15 @@ static inline bool sroce_wr_is_local(u32 opcode)
  * @num_slots: size of @wqe, a power of two
  * @max_sge: SGEs per work request
  * @max_inline: inline bytes per work request
- * @prod: work requests posted (kernel) or fetched from @ring (user)
+ * @prod: work requests posted (kernel) or fetched from @ring (user), and
+ *	those the device queued itself (SROCE_SWQE_TM)
  * @cons: work requests retired
+ * @ring_next: user QPs: the ring index of the next work request to fetch.
+ *	The ring's own consumer index (@ring.cons) counts those retired; both
+ *	run behind @prod and @cons by the SROCE_SWQE_TM work requests, of
+ *	which @num_tm are between @cons and @prod
+ * @num_tm: work requests the device queued and has not retired, at most
+ *	SROCE_TM_QP_WQES
  */
 struct sroce_sq {
 	spinlock_t lock; /* the send queue, requester and completer */
@@ -673,6 +700,8 @@ struct sroce_sq {
 	u32 max_inline;
 	u32 prod;
 	u32 cons;
+	u32 ring_next;
+	u32 num_tm;
 };
 
 /**
@@ -833,6 +862,44 @@ struct sroce_resp_ack {
 };
 
 /**
+ * enum sroce_tm_recv - what a message received through a tag-matching SRQ
+ *	is to it
+ * @SROCE_TM_RECV_PLAIN: no tag-matching header (or a FIN): an ordinary
+ *	receive
+ * @SROCE_TM_RECV_NO_TAG: SROCE_TMH_NO_TAG, into an SRQ buffer
+ * @SROCE_TM_RECV_UNEXPECTED: a tagged message no entry took, into an SRQ
+ *	buffer
+ * @SROCE_TM_RECV_EAGER: an eager message an entry took, whole in one packet
+ * @SROCE_TM_RECV_EAGER_SPLIT: likewise, in several packets: its match was
+ *	reported when the first arrived
+ * @SROCE_TM_RECV_RNDV_INCOMPLETE: a rendezvous request an entry took whose
+ *	buffer is too small for the data: the request goes into it instead
+ */
+enum sroce_tm_recv {
+	SROCE_TM_RECV_PLAIN,
+	SROCE_TM_RECV_NO_TAG,
+	SROCE_TM_RECV_UNEXPECTED,
+	SROCE_TM_RECV_EAGER,
+	SROCE_TM_RECV_EAGER_SPLIT,
+	SROCE_TM_RECV_RNDV_INCOMPLETE,
+};
+
+/**
+ * struct sroce_resp_tm - the message in progress, to tag matching
+ * @kind: enum sroce_tm_recv
+ * @skip: bytes of header the next packet's payload starts with that do
+ *	not go into the buffer (a matched eager message's first packet)
+ * @tag: its tag-matching header's tag
+ * @priv: ... and app_ctx
+ */
+struct sroce_resp_tm {
+	u8 kind;
+	u32 skip;
+	u64 tag;
+	u32 priv;
+};
+
+/**
  * struct sroce_resp - responder progress (sroce_resp.lock)
  * @lock: protects this and the consumer side of the QP's receive queue;
  *	taken in softirq by the receive path, with _bh elsewhere
@@ -869,6 +936,8 @@ struct sroce_resp_ack {
  *	while it is handled (xrc.c); NULL between requests
  * @wqe_srqn: XRC target QPs: the number of the SRQ @wqe came from
  * @wqe_srq_serial: ... and its serial
+ * @tm: QPs of a tag-matching SRQ: what the message in progress is to tag
+ *	matching (tm.c)
  */
 struct sroce_resp {
 	spinlock_t lock; /* the responder and the receive consumer */
@@ -897,6 +966,7 @@ struct sroce_resp {
 	struct sroce_srq *xsrq;
 	u32 wqe_srqn;
 	u64 wqe_srq_serial;
+	struct sroce_resp_tm tm;
 };
 
 /**
@@ -1271,6 +1341,7 @@ void sroce_comp_rcv(struct sroce_pkt *pkt);
 void sroce_comp_retrans_timer(struct timer_list *t);
 void sroce_comp_rnr_timer(struct timer_list *t);
 void sroce_comp_retire(struct sroce_qp *qp);
+void sroce_sq_give_back(struct sroce_qp *qp, u32 old);
 unsigned long sroce_comp_timeout(struct sroce_qp *qp);
 
 /* cq.c */
@@ -1283,6 +1354,21 @@ int sroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int sroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 bool sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc,
 		   bool solicited);
+
+/**
+ * struct sroce_wc_tm - what a completion says to tag matching (tm.c)
+ * @flags: SROCE_WC_TM_* wc_flags, in the process's numbering
+ * @tag: the message's tag (struct sroce_cqe_tm)
+ * @priv: its app_ctx
+ */
+struct sroce_wc_tm {
+	u32 flags;
+	u64 tag;
+	u32 priv;
+};
+
+bool sroce_cq_post_tm(struct sroce_cq *cq, const struct ib_wc *wc,
+		      bool solicited, const struct sroce_wc_tm *tm);
 
 /* dm.c */
 struct ib_dm *sroce_alloc_dm(struct ib_device *ibdev,
@@ -1462,10 +1548,15 @@ enum sroce_rq_taken {
 	SROCE_RQ_EMPTY,		/* none posted */
 	SROCE_RQ_BAD_WQE,	/* one taken but invalid: only its wr_id counts */
 	SROCE_RQ_BAD_PROD,	/* an impossible producer index: none taken */
+	SROCE_RQ_HANDLED,	/* none needed: tag matching took the message
+				 * whole (a rendezvous request, tm.c)
+				 */
 };
 
 enum sroce_rq_taken sroce_rq_take(struct sroce_rq *rq, struct sroce_srq *srq,
 				  struct sroce_rwqe *wqe);
+enum sroce_rq_taken sroce_srq_take_locked(struct sroce_srq *srq,
+					  struct sroce_rwqe *wqe);
 bool sroce_rq_skip(struct sroce_rq *rq, u64 *wr_id);
 u32 sroce_rq_count(struct sroce_rq *rq);
 
@@ -1504,6 +1595,22 @@ bool sroce_xrc_res_hold(struct sroce_qp *qp, const struct sroce_resp_res *res);
 void sroce_xrc_resp_release(struct sroce_qp *qp);
 void sroce_xrc_wqe_taken(struct sroce_qp *qp);
 void sroce_xrc_fail_wqe(struct sroce_qp *qp, struct ib_wc *wc);
+
+/* tm.c */
+int sroce_tm_srq_init(struct sroce_srq *srq, u32 max_num_tags);
+void sroce_tm_srq_free(struct sroce_srq *srq);
+int sroce_tm_op(struct sroce_srq *srq, const struct sroce_tm_op *op,
+		struct sroce_tm_op_resp *resp);
+enum sroce_rq_taken sroce_tm_take(struct sroce_qp *qp,
+				  const struct sroce_pkt *pkt);
+void sroce_tm_recv_post(struct sroce_qp *qp, struct ib_wc *wc, bool solicited);
+void sroce_tm_swqe_done(struct sroce_qp *qp, u32 idx);
+
+/* A QP whose messages go through tag matching. */
+static inline bool sroce_qp_tm(const struct sroce_qp *qp)
+{
+	return qp->srq && qp->srq->tm;
+}
 
 /* trace.c */
 void sroce_drop_pkt(const struct sroce_pkt *pkt, enum sroce_counter why);

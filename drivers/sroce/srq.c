@@ -2,7 +2,8 @@
 /*
  * srq.c - shared receive queues: a receive ring (struct sroce_rq) that any
  * number of QPs consume, serialised by its lock, and the limit event.  XRC
- * SRQs are also found by number (xrc.c) and complete on a CQ of their own.
+ * SRQs are also found by number (xrc.c) and complete on a CQ of their own;
+ * so do tag-matching SRQs, which also keep a list of tagged buffers (tm.c).
  */
 #include "sroce.h"
 
@@ -26,18 +27,42 @@ static void sroce_srq_event_fn(struct work_struct *work)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
 
+/*
+ * Basic SRQs; XRC SRQs, with their domain and CQ; tag-matching SRQs, with
+ * their CQ, for processes only (the kernel has no verb to manage tags).
+ */
+static int sroce_srq_check_type(const struct ib_srq_init_attr *init,
+				const struct ib_udata *udata)
+{
+	switch (init->srq_type) {
+	case IB_SRQT_BASIC:
+		return 0;
+	case IB_SRQT_XRC:
+		return init->ext.xrc.xrcd && init->ext.cq ? 0 : -EINVAL;
+	case IB_SRQT_TM:
+		if (!udata)
+			return -EOPNOTSUPP;
+		return init->ext.cq ? 0 : -EINVAL;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 /**
  * sroce_create_srq() - ib_device_ops.create_srq
  * @ibsrq: the SRQ, allocated by the core
  * @init: size and limit; attr is updated with what the SRQ really got
  * @udata: user SRQs: struct sroce_create_srq_resp out; NULL for kernel SRQs
  *
- * Basic and XRC SRQs; an XRC SRQ needs its XRC domain and CQ, and gets a
- * number (ibsrq->ext.xrc.srq_num) for initiators to name it by.
+ * Basic, XRC and tag-matching SRQs; an XRC SRQ needs its XRC domain and
+ * CQ, and gets a number (ibsrq->ext.xrc.srq_num) for initiators to name it
+ * by; a tag-matching SRQ (user only) needs its CQ, and gets a list of
+ * max_num_tags tagged buffers (tm.c).
  *
  * Context: Process context. May sleep.
- * Return: 0, -EOPNOTSUPP for other types, -EINVAL for bad sizes or an XRC
- * SRQ without domain or CQ, -ENOMEM past max_srq or without memory, or
+ * Return: 0, -EOPNOTSUPP for other types (and kernel tag-matching SRQs),
+ * -EINVAL for bad sizes or an XRC or tag-matching SRQ without what it
+ * needs, -ENOMEM past max_srq or without memory, or
  * -EFAULT.
  */
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -50,11 +75,9 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	int err;
 
 	might_sleep();
-	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
-		return -EOPNOTSUPP;
-	if (init->srq_type == IB_SRQT_XRC &&
-	    (!init->ext.xrc.xrcd || !init->ext.cq))
-		return -EINVAL;
+	err = sroce_srq_check_type(init, udata);
+	if (err)
+		return err;
 	if (!attr->max_wr || attr->max_wr > sdev->attr.max_srq_wr ||
 	    attr->max_sge > sdev->attr.max_srq_sge ||
 	    attr->srq_limit > attr->max_wr)
@@ -80,10 +103,16 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_dec_count;
 	attr->max_wr = srq->rq.ring.num_slots;
 	attr->max_sge = srq->rq.max_sge;
+	if (init->srq_type == IB_SRQT_TM) {
+		err = sroce_tm_srq_init(srq,
+					init->ext.tag_matching.max_num_tags);
+		if (err)
+			goto err_free_ring;
+	}
 	if (init->srq_type == IB_SRQT_XRC) {
 		err = sroce_xrc_srq_publish(srq);
 		if (err)
-			goto err_free_ring;
+			goto err_free_tm;
 	}
 	if (udata) {
 		err = sroce_udata_out(udata, &resp, sizeof(resp));
@@ -96,6 +125,8 @@ int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 err_unpublish:
 	if (init->srq_type == IB_SRQT_XRC)
 		sroce_xrc_srq_unpublish(srq);
+err_free_tm:
+	sroce_tm_srq_free(srq);
 err_free_ring:
 	sroce_ring_free(&srq->rq.ring);
 err_dec_count:
@@ -170,6 +201,7 @@ int sroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	if (ibsrq->srq_type == IB_SRQT_XRC)
 		sroce_xrc_srq_unpublish(srq);
 	cancel_work_sync(&srq->event_work);
+	sroce_tm_srq_free(srq);
 	sroce_ring_free(&srq->rq.ring);
 	atomic_dec(&to_sdev(ibsrq->device)->num_srq);
 	sroce_obj_destroyed(SROCE_OBJ_SRQ);

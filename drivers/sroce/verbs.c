@@ -15,6 +15,11 @@ static_assert(sizeof(struct sroce_alloc_ucontext_resp) == 16);
 static_assert(sizeof(struct sroce_dm_query_resp) == 8);
 static_assert(sizeof(struct sroce_create_cq_req) == 8);
 static_assert(sizeof(struct sroce_cqe_ts) == 16);
+static_assert(sizeof(struct sroce_tmh) == 16);
+static_assert(sizeof(struct sroce_rvh) == 16);
+static_assert(sizeof(struct sroce_tm_op) == 72);
+static_assert(sizeof(struct sroce_tm_op_resp) == 8);
+static_assert(sizeof(struct sroce_cqe_tm) == 16);
 
 /**
  * sroce_udata_uctx() - the user context a verb's driver data comes from
@@ -127,7 +132,8 @@ void sroce_ucontext_resp(struct sroce_alloc_ucontext_resp *resp)
 		.abi_version = SROCE_UVERBS_ABI_VERSION,
 		.features = SROCE_FEATURE_ATOMIC_WRITE |
 			    SROCE_FEATURE_CQ_TIMESTAMPS | SROCE_FEATURE_DM |
-			    SROCE_FEATURE_XRC | SROCE_FEATURE_FLUSH,
+			    SROCE_FEATURE_XRC | SROCE_FEATURE_FLUSH |
+			    SROCE_FEATURE_TM,
 	};
 }
 

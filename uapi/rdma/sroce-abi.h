@@ -52,6 +52,13 @@
  *                the DM's handle; out SROCE_ATTR_QUERY_DM_RESP,
  *                struct sroce_dm_query_resp
  *
+ * and one serves tag matching (ibv_post_srq_ops()):
+ *
+ *  SROCE_METHOD_SRQ_TM_OP (UVERBS_OBJECT_SRQ): in SROCE_ATTR_TM_OP_SRQ,
+ *                the handle of a tag-matching SRQ; in SROCE_ATTR_TM_OP_REQ,
+ *                struct sroce_tm_op; out SROCE_ATTR_TM_OP_RESP,
+ *                struct sroce_tm_op_resp
+ *
  * Version and feature negotiation
  * -------------------------------
  * The uverbs ABI version (SROCE_UVERBS_ABI_VERSION) is what the kernel
@@ -88,7 +95,9 @@
  * ibv_wc_status, whose wc_flags take those of enum sroce_wc_flags
  * (numbered as enum ibv_wc_flags), and whose sl, in UD receive completions,
  * the RoCE packet type (enum sroce_wc_sl); in a CQ created with
- * SROCE_CQ_TIMESTAMPS a struct sroce_cqe_ts follows it in the slot.
+ * SROCE_CQ_TIMESTAMPS a struct sroce_cqe_ts follows it in the slot, and in
+ * one created with SROCE_CQ_TM_INFO a struct sroce_cqe_tm follows those.
+ * Completions of tag-matching operations have qp_num 0.
  *
  * Shared rings: ownership and memory order
  * ----------------------------------------
@@ -222,6 +231,9 @@
  *	XRC target QPs (created without driver data: no ring)
  * @SROCE_FEATURE_FLUSH: RC and XRC send queues take SROCE_WR_FLUSH;
  *	REG_MR and REREG_MR take struct sroce_reg_mr_req
+ * @SROCE_FEATURE_TM: tag matching: CREATE_SRQ of type IB_SRQT_TM,
+ *	SROCE_METHOD_SRQ_TM_OP, CREATE_CQ's SROCE_CQ_TM_INFO (see "Tag
+ *	matching" below)
  */
 enum sroce_features {
 	SROCE_FEATURE_ATOMIC_WRITE = 1 << 0,
@@ -229,6 +241,7 @@ enum sroce_features {
 	SROCE_FEATURE_DM = 1 << 2,
 	SROCE_FEATURE_XRC = 1 << 3,
 	SROCE_FEATURE_FLUSH = 1 << 4,
+	SROCE_FEATURE_TM = 1 << 5,
 };
 
 /*
@@ -352,6 +365,16 @@ enum sroce_ioctl_dm_query_attrs {
 	SROCE_ATTR_QUERY_DM_RESP,
 };
 
+enum sroce_ioctl_srq_methods {
+	SROCE_METHOD_SRQ_TM_OP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum sroce_ioctl_tm_op_attrs {
+	SROCE_ATTR_TM_OP_SRQ = (1U << UVERBS_ID_NS_SHIFT),
+	SROCE_ATTR_TM_OP_REQ,
+	SROCE_ATTR_TM_OP_RESP,
+};
+
 /**
  * struct sroce_dm_query_resp - SROCE_METHOD_DM_QUERY, kernel to provider
  * @length: bytes of the device memory (its mapping is this, page-rounded,
@@ -419,6 +442,9 @@ enum sroce_wc_flags {
 	SROCE_WC_WITH_IMM = 1 << 1,
 	SROCE_WC_IP_CSUM_OK = 1 << 2,
 	SROCE_WC_WITH_INV = 1 << 3,
+	SROCE_WC_TM_SYNC_REQ = 1 << 4,
+	SROCE_WC_TM_MATCH = 1 << 5,
+	SROCE_WC_TM_DATA_VALID = 1 << 6,
 };
 
 /*
@@ -569,13 +595,15 @@ struct sroce_recv_wqe {
 /* Flags of struct sroce_create_cq_req. */
 enum sroce_cq_req_flags {
 	SROCE_CQ_TIMESTAMPS = 1 << 0,
+	SROCE_CQ_TM_INFO = 1 << 1,
 };
 
 /**
  * struct sroce_create_cq_req - CREATE_CQ (either form), provider to kernel
  * @flags: enum sroce_cq_req_flags; SROCE_CQ_TIMESTAMPS (with
  *	SROCE_FEATURE_CQ_TIMESTAMPS) makes every slot a struct ib_uverbs_wc
- *	followed by a struct sroce_cqe_ts
+ *	followed by a struct sroce_cqe_ts; SROCE_CQ_TM_INFO (with
+ *	SROCE_FEATURE_TM) adds a struct sroce_cqe_tm after them
  * @reserved: zero
  *
  * An empty request asks for nothing: slots hold a struct ib_uverbs_wc.
@@ -634,6 +662,178 @@ struct sroce_create_srq_resp {
  */
 struct sroce_create_ah_resp {
 	__u32 ah_num;
+	__u32 reserved;
+};
+
+/*
+ * Tag matching (with SROCE_FEATURE_TM; rdma-core's
+ * Documentation/tag_matching.md describes the model).
+ *
+ * A tag-matching SRQ (CREATE_SRQ, type IB_SRQT_TM, max_num_tags at most
+ * SROCE_TM_MAX_TAGS) has a receive ring like any SRQ, whose buffers take
+ * the messages no tag takes, and a list of tagged buffers the process
+ * manages with SROCE_METHOD_SRQ_TM_OP, one operation per call, executed
+ * before the call returns (so an operation is never outstanding, and
+ * max_ops only bounds nothing).  Only RC QPs may use it; their receive
+ * completions, like the operations', go to the SRQ's CQ.
+ *
+ * A message arriving at a QP of the SRQ starts with a struct sroce_tmh
+ * (16 bytes; a shorter message has none):
+ *  - SROCE_TMH_NO_TAG: into an SRQ buffer, whole (the header too);
+ *    completion SROCE_WC_TM_NO_TAG;
+ *  - SROCE_TMH_EAGER and SROCE_TMH_RNDV: matched against the list in the
+ *    order the buffers were added, an entry taking a tag t when
+ *    (t & mask) == (tag & mask).  Matched, the entry leaves the list: an
+ *    eager payload (what follows the header) goes into its buffer, one
+ *    completion SROCE_WC_TM_RECV with SROCE_WC_TM_MATCH |
+ *    SROCE_WC_TM_DATA_VALID (a message of several packets: one with
+ *    SROCE_WC_TM_MATCH when its first packet arrives, one with
+ *    SROCE_WC_TM_DATA_VALID when its last has), both with the entry's
+ *    recv_wr_id.  A rendezvous request (header, struct sroce_rvh, at most
+ *    SROCE_TM_MAX_RNDV_HDR bytes in all, one packet) completes with
+ *    SROCE_WC_TM_MATCH at once; the QP then reads the sender's buffer
+ *    into the entry's with an RDMA READ, sends the sender the rendezvous
+ *    header back with opcode SROCE_TMH_FIN (a 32-byte SEND), and
+ *    completes with SROCE_WC_TM_DATA_VALID and byte_len the bytes read.
+ *    An entry too small for the rendezvous length gets the message itself
+ *    and completes with status SROCE_WC_TM_RNDV_INCOMPLETE and
+ *    SROCE_WC_TM_MATCH.  Not matched (or a rendezvous of more than one
+ *    packet, or one arriving while the QP cannot send): unexpected, into
+ *    an SRQ buffer whole, completion SROCE_WC_TM_RECV without either flag,
+ *    and the SRQ's unexpected count grows by one;
+ *  - any other opcode (SROCE_TMH_FIN among them), or no header: into an
+ *    SRQ buffer, completion IB_WC_RECV, as on an ordinary SRQ.
+ * Completions with SROCE_WC_TM_MATCH carry the message's tag and app_ctx
+ * in struct sroce_cqe_tm (in a CQ created with SROCE_CQ_TM_INFO); other
+ * completions have 0 there (an unexpected message's header is in its
+ * buffer).
+ *
+ * Ordering: while the count of unexpected messages the process last
+ * reported (an operation with SROCE_TM_OP_SYNC) differs from the SRQ's,
+ * no message is matched: each is unexpected.  Every operation's
+ * completion has SROCE_WC_TM_SYNC_REQ while the counts differ.
+ */
+#define SROCE_TM_MAX_TAGS 256
+#define SROCE_TM_MAX_SGE 1
+#define SROCE_TM_MAX_RNDV_HDR 64
+
+/* The struct sroce_tmh opcodes, numbered as enum ibv_tmh_op. */
+enum sroce_tmh_op {
+	SROCE_TMH_NO_TAG = 0,
+	SROCE_TMH_RNDV = 1,
+	SROCE_TMH_FIN = 2,
+	SROCE_TMH_EAGER = 3,
+};
+
+/**
+ * struct sroce_tmh - the tag-matching header a message starts with (as
+ *	struct ibv_tmh)
+ * @opcode: enum sroce_tmh_op
+ * @reserved: ignored
+ * @app_ctx: returned as the completion's priv
+ * @tag: the tag
+ */
+struct sroce_tmh {
+	__u8 opcode;
+	__u8 reserved[3];
+	__be32 app_ctx;
+	__be64 tag;
+};
+
+/**
+ * struct sroce_rvh - the rendezvous header after a struct sroce_tmh (as
+ *	struct ibv_rvh): the sender's buffer, in a region with remote read
+ *	access
+ * @va: its address
+ * @rkey: its key
+ * @len: its bytes
+ */
+struct sroce_rvh {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+};
+
+/* Operations of struct sroce_tm_op, numbered as enum ibv_ops_wr_opcode. */
+enum sroce_tm_opcode {
+	SROCE_TM_OP_ADD = 0,
+	SROCE_TM_OP_DEL = 1,
+	SROCE_TM_OP_SYNC = 2,
+};
+
+/* Flags of struct sroce_tm_op, numbered as enum ibv_ops_flags. */
+enum sroce_tm_op_flags {
+	SROCE_TM_OP_SIGNALED = 1 << 0,
+	SROCE_TM_OP_SYNC_CNT = 1 << 1,
+};
+
+/**
+ * struct sroce_tm_op - SROCE_METHOD_SRQ_TM_OP, provider to kernel
+ * @wr_id: the operation's completion's wr_id
+ * @recv_wr_id: ADD: the wr_id of the buffer's receive completions
+ * @tag: ADD: the tag
+ * @mask: ADD: the bits of @tag that must match
+ * @opcode: enum sroce_tm_opcode
+ * @flags: enum sroce_tm_op_flags: SROCE_TM_OP_SIGNALED asks for a
+ *	completion (SROCE_WC_TM_ADD, _DEL, _SYNC on the SRQ's CQ; a DEL of an
+ *	entry no longer listed always completes, with status SROCE_WC_TM_ERR);
+ *	SROCE_TM_OP_SYNC_CNT reports @unexpected_cnt
+ * @unexpected_cnt: the unexpected messages the process has handled
+ * @handle: DEL: what the ADD returned
+ * @num_sge: ADD: 0 or SROCE_TM_MAX_SGE
+ * @reserved: zero
+ * @sge: ADD with @num_sge 1: the buffer, in a region of the SRQ's PD
+ */
+struct sroce_tm_op {
+	__aligned_u64 wr_id;
+	__aligned_u64 recv_wr_id;
+	__aligned_u64 tag;
+	__aligned_u64 mask;
+	__u32 opcode;
+	__u32 flags;
+	__u32 unexpected_cnt;
+	__u32 handle;
+	__u32 num_sge;
+	__u32 reserved;
+	struct sroce_sge sge;
+};
+
+/**
+ * struct sroce_tm_op_resp - SROCE_METHOD_SRQ_TM_OP, kernel to provider
+ * @handle: ADD: names the entry to DEL
+ * @reserved: zero
+ *
+ * The call fails with EINVAL for a malformed operation or an SRQ that is
+ * not a tag-matching one, ENOMEM when the list is full (ADD).
+ */
+struct sroce_tm_op_resp {
+	__u32 handle;
+	__u32 reserved;
+};
+
+/*
+ * Completion opcodes and statuses of tag matching, numbered as enum
+ * ibv_wc_opcode and enum ibv_wc_status.
+ */
+#define SROCE_WC_TM_ADD 130
+#define SROCE_WC_TM_DEL 131
+#define SROCE_WC_TM_SYNC 132
+#define SROCE_WC_TM_RECV 133
+#define SROCE_WC_TM_NO_TAG 134
+#define SROCE_WC_TM_ERR 22
+#define SROCE_WC_TM_RNDV_INCOMPLETE 23
+
+/**
+ * struct sroce_cqe_tm - a completion's tag-matching header, in a CQ created
+ *	with SROCE_CQ_TM_INFO: after the struct ib_uverbs_wc, and after its
+ *	struct sroce_cqe_ts if the CQ has one
+ * @tag: the message's tag
+ * @priv: the header's app_ctx
+ * @reserved: zero
+ */
+struct sroce_cqe_tm {
+	__aligned_u64 tag;
+	__u32 priv;
 	__u32 reserved;
 };
 
