@@ -4,6 +4,12 @@
  * ib_uverbs_wc and the process empties without a system call, through
  * ibv_poll_cq() or the ibv_cq_ex start/next/end_poll API.  Arming
  * (req_notify_cq) is the plain REQ_NOTIFY_CQ command, in sroce.c's ops.
+ *
+ * A slot is the struct ib_uverbs_wc, then a struct sroce_cqe_ts if the CQ
+ * has timestamps, then a struct sroce_cqe_tm if it has tag-matching
+ * headers; the kernel's slot_size may be larger.  Completions are handed
+ * out as the kernel wrote them: tag-matching opcodes, statuses and
+ * wc_flags pass through like any other.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +23,8 @@
 #define SROCE_CQ_WC_TS_FLAGS						\
 	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |				\
 	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+/* What struct sroce_cqe_tm adds, from a module with SROCE_FEATURE_TM. */
+#define SROCE_CQ_WC_TM_FLAGS	IBV_WC_EX_WITH_TM_INFO
 
 /*
  * The status the provider writes over a CQE it has discarded (a QP's, when
@@ -55,13 +63,23 @@ static void cq_free(struct sroce_cq *cq)
 	free(cq);
 }
 
+/* Where a slot's struct sroce_cqe_tm is: after the CQE and its times. */
+static size_t cq_tm_offset(const struct sroce_cq *cq)
+{
+	size_t off = sizeof(struct ib_uverbs_wc);
+
+	if (cq->timestamps)
+		off += sizeof(struct sroce_cqe_ts);
+	return off;
+}
+
 static int cq_map(struct sroce_cq *cq, struct ibv_context *ibctx,
 		  const struct sroce_create_cq_resp *drv)
 {
-	uint32_t slot = sizeof(struct ib_uverbs_wc);
+	uint32_t slot = (uint32_t)cq_tm_offset(cq);
 
-	if (cq->timestamps)
-		slot += sizeof(struct sroce_cqe_ts);
+	if (cq->tm_info)
+		slot += sizeof(struct sroce_cqe_tm);
 	return sroce_ring_map(&cq->ring, &drv->ring, slot, SROCE_RING_CONSUMER,
 			      ibctx->cmd_fd);
 }
@@ -200,7 +218,9 @@ int sroce_cq_poll(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
  * Applications reset a QP to reuse it and expect the completions of its
  * old life (flushes, mostly) to be gone, as on other RDMA devices.  After
  * the move the kernel produces no CQE for the QP, so every one there is is
- * below the producer index now.
+ * below the producer index now.  The completions of tag-matching
+ * operations carry qp_num 0, which no QP has, so they are never dropped
+ * here; nothing else looks at a CQE's qp_num.
  *
  * Context: takes and releases the CQ's lock.
  */
@@ -289,6 +309,10 @@ static int cqx_load(struct sroce_cq *cq, uint32_t index, uint32_t producer)
 		memcpy(&cq->cur, cqe, sizeof(cq->cur));
 		if (cq->timestamps)
 			memcpy(&cq->cur_ts, cqe + 1, sizeof(cq->cur_ts));
+		if (cq->tm_info)
+			memcpy(&cq->cur_tm,
+			       (const uint8_t *)cqe + cq_tm_offset(cq),
+			       sizeof(cq->cur_tm));
 		cq->poll_next = index + 1;
 		cq->vcq.cq_ex.status = cq->cur.status;
 		cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
@@ -382,6 +406,19 @@ static uint64_t cqx_read_completion_wallclock_ns(struct ibv_cq_ex *ibcqx)
 	return cqx_to_scq(ibcqx)->cur_ts.realtime_ns;
 }
 
+/*
+ * The tag-matching header of a message's completion; the kernel writes
+ * zeros for other completions (those of operations, DATA_VALID-only ones).
+ */
+static void cqx_read_tm_info(struct ibv_cq_ex *ibcqx,
+			     struct ibv_wc_tm_info *tm_info)
+{
+	const struct sroce_cqe_tm *tm = &cqx_to_scq(ibcqx)->cur_tm;
+
+	tm_info->tag = tm->tag;
+	tm_info->priv = tm->priv;
+}
+
 /* Install the polling API and the readers for what @wc_flags asked for. */
 static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 {
@@ -394,6 +431,8 @@ static void cqx_init_ops(struct ibv_cq_ex *cqx, uint64_t wc_flags)
 	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 		cqx->read_completion_wallclock_ns =
 			cqx_read_completion_wallclock_ns;
+	if (wc_flags & IBV_WC_EX_WITH_TM_INFO)
+		cqx->read_tm_info = cqx_read_tm_info;
 }
 
 /*
@@ -407,6 +446,8 @@ static int cqx_check_attr(struct ibv_context *ibctx,
 
 	if (to_sctx(ibctx)->features & SROCE_FEATURE_CQ_TIMESTAMPS)
 		wc_flags |= SROCE_CQ_WC_TS_FLAGS;
+	if (to_sctx(ibctx)->features & SROCE_FEATURE_TM)
+		wc_flags |= SROCE_CQ_WC_TM_FLAGS;
 	if (attr->wc_flags & ~wc_flags)
 		return EOPNOTSUPP;
 	if (attr->comp_mask & ~(uint32_t)SROCE_CQ_COMP_MASK)
@@ -434,14 +475,16 @@ static bool cqx_single_threaded(const struct ibv_cq_init_attr_ex *attr)
 /**
  * sroce_cq_create_ex() - create_cq_ex op
  * @ibctx: context
- * @attr: attributes; wc_flags must be within IBV_WC_STANDARD_FLAGS and
- *	the two completion timestamps, flags at most
+ * @attr: attributes; wc_flags must be within IBV_WC_STANDARD_FLAGS, the
+ *	two completion timestamps and IBV_WC_EX_WITH_TM_INFO, flags at most
  *	IBV_CREATE_CQ_ATTR_SINGLE_THREADED; a parent domain
  *	(IBV_CQ_INIT_ATTR_MASK_PD) only gives its thread domain
  *
  * A CQ asked for a completion timestamp gets slots with the times after
  * each CQE (SROCE_CQ_TIMESTAMPS): the device clock, CLOCK_MONOTONIC_RAW in
- * nanoseconds (hca_core_clock SROCE_CLOCK_KHZ), and CLOCK_REALTIME.
+ * nanoseconds (hca_core_clock SROCE_CLOCK_KHZ), and CLOCK_REALTIME.  One
+ * asked for IBV_WC_EX_WITH_TM_INFO gets the tag-matching header of each
+ * message after those (SROCE_CQ_TM_INFO), for ibv_wc_read_tm_info().
  *
  * A CQ created single-threaded, or in a parent domain with a thread
  * domain, takes no lock when polled.
@@ -471,7 +514,11 @@ struct ibv_cq_ex *sroce_cq_create_ex(struct ibv_context *ibctx,
 		return NULL;
 	if (attr->wc_flags & SROCE_CQ_WC_TS_FLAGS) {
 		cq->timestamps = true;
-		cmd.drv.flags = SROCE_CQ_TIMESTAMPS;
+		cmd.drv.flags |= SROCE_CQ_TIMESTAMPS;
+	}
+	if (attr->wc_flags & SROCE_CQ_WC_TM_FLAGS) {
+		cq->tm_info = true;
+		cmd.drv.flags |= SROCE_CQ_TM_INFO;
 	}
 
 	/* The kernel's CQ has no PD: ibv_cmd_create_cq_ex() refuses one. */

@@ -508,7 +508,8 @@ static void sroce_free_context(struct ibv_context *ibctx)
 /*
  * Alphabetical, like struct verbs_context_ops.  The data-path ops (poll_cq,
  * post_recv, post_send, post_srq_recv) make no system call except the send
- * doorbell; arming a CQ is the generic REQ_NOTIFY_CQ command.
+ * doorbell; arming a CQ is the generic REQ_NOTIFY_CQ command.  Tag-matching
+ * operations (post_srq_ops) are one system call each.
  */
 static const struct verbs_context_ops sroce_ctx_ops = {
 	.advise_mr = sroce_advise_mr,
@@ -550,6 +551,7 @@ static const struct verbs_context_ops sroce_ctx_ops = {
 	.poll_cq = sroce_cq_poll,
 	.post_recv = sroce_rq_post,
 	.post_send = sroce_sq_post,
+	.post_srq_ops = sroce_srq_post_ops,
 	.post_srq_recv = sroce_srq_post,
 	.query_device_ex = sroce_query_device_ex,
 	.query_port = sroce_query_port,

@@ -10,7 +10,8 @@
  * Files: sroce.c context, device, PD, MR, AH and the ops table; domain.c
  * thread domains and parent domains; cq.c completion queues; qp.c queue
  * pair lifetime; sq.c send WQEs, post_send and the doorbell; rq.c receive
- * WQEs for QPs and SRQs; srq.c shared receive queue lifetime; wr.c the
+ * WQEs for QPs and SRQs; srq.c shared receive queue lifetime and the
+ * tag-matching operations of ibv_post_srq_ops(); wr.c the
  * ibv_qp_ex (ibv_wr_*) send API; ring.c ring mapping; dm.c device memory
  * and the memory regions over it.
  */
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <infiniband/tm_types.h>
 #include <infiniband/verbs.h>
 #include <rdma/sroce-abi.h>
 
@@ -125,7 +127,9 @@ struct sroce_cq {
 	uint32_t		poll_next;	/* cq_ex: index after @cur */
 	struct ibv_wc		cur;		/* cq_ex: copy of current CQE */
 	bool			timestamps;	/* slots carry sroce_cqe_ts */
+	bool			tm_info;	/* slots carry sroce_cqe_tm */
 	struct sroce_cqe_ts	cur_ts;		/* cq_ex: @cur's times */
+	struct sroce_cqe_tm	cur_tm;		/* cq_ex: @cur's TM header */
 };
 
 /*
@@ -168,7 +172,11 @@ struct sroce_qp {
 	struct sroce_rq		rq;
 };
 
-/* Every SRQ is a verbs_srq: libibverbs reads an XRC SRQ's number there. */
+/*
+ * Every SRQ is a verbs_srq: libibverbs reads an XRC SRQ's number there,
+ * and records the type (IBV_SRQT_TM for tag matching).  @rq.lock also
+ * serialises a tag-matching SRQ's operations (sroce_srq_post_ops()).
+ */
 struct sroce_srq {
 	struct verbs_srq	vsrq;
 	struct sroce_rq		rq;
@@ -278,6 +286,18 @@ _Static_assert(sizeof(struct sroce_create_srq_resp) == 24,
 	       "sroce ABI: sroce_create_srq_resp size");
 _Static_assert(sizeof(struct sroce_create_ah_resp) == 8,
 	       "sroce ABI: sroce_create_ah_resp size");
+_Static_assert(sizeof(struct sroce_tm_op) == 72,
+	       "sroce ABI: sroce_tm_op size");
+_Static_assert(sizeof(struct sroce_tm_op_resp) == 8,
+	       "sroce ABI: sroce_tm_op_resp size");
+_Static_assert(sizeof(struct sroce_cqe_tm) == 16,
+	       "sroce ABI: sroce_cqe_tm size");
+_Static_assert(sizeof(struct sroce_tmh) == 16 &&
+	       sizeof(struct sroce_tmh) == sizeof(struct ibv_tmh),
+	       "sroce ABI: sroce_tmh size");
+_Static_assert(sizeof(struct sroce_rvh) == 16 &&
+	       sizeof(struct sroce_rvh) == sizeof(struct ibv_rvh),
+	       "sroce ABI: sroce_rvh size");
 
 /* Driver data must follow the core part with no padding in between. */
 #define SROCE_DRV_AFTER(type, core, total)				\
@@ -355,6 +375,30 @@ SROCE_SAME(IBV_SEND_FENCE, SROCE_SEND_FENCE);
 SROCE_SAME(IBV_SEND_SIGNALED, SROCE_SEND_SIGNALED);
 SROCE_SAME(IBV_SEND_SOLICITED, SROCE_SEND_SOLICITED);
 SROCE_SAME(IBV_SEND_INLINE, SROCE_SEND_INLINE);
+
+/*
+ * Tag matching: operations and their flags go to the kernel as given,
+ * and its completions and headers come back in libibverbs' numbering.
+ */
+SROCE_SAME(IBV_WR_TAG_ADD, SROCE_TM_OP_ADD);
+SROCE_SAME(IBV_WR_TAG_DEL, SROCE_TM_OP_DEL);
+SROCE_SAME(IBV_WR_TAG_SYNC, SROCE_TM_OP_SYNC);
+SROCE_SAME(IBV_OPS_SIGNALED, SROCE_TM_OP_SIGNALED);
+SROCE_SAME(IBV_OPS_TM_SYNC, SROCE_TM_OP_SYNC_CNT);
+SROCE_SAME(IBV_WC_TM_ADD, SROCE_WC_TM_ADD);
+SROCE_SAME(IBV_WC_TM_DEL, SROCE_WC_TM_DEL);
+SROCE_SAME(IBV_WC_TM_SYNC, SROCE_WC_TM_SYNC);
+SROCE_SAME(IBV_WC_TM_RECV, SROCE_WC_TM_RECV);
+SROCE_SAME(IBV_WC_TM_NO_TAG, SROCE_WC_TM_NO_TAG);
+SROCE_SAME(IBV_WC_TM_ERR, SROCE_WC_TM_ERR);
+SROCE_SAME(IBV_WC_TM_RNDV_INCOMPLETE, SROCE_WC_TM_RNDV_INCOMPLETE);
+SROCE_SAME(IBV_WC_TM_SYNC_REQ, SROCE_WC_TM_SYNC_REQ);
+SROCE_SAME(IBV_WC_TM_MATCH, SROCE_WC_TM_MATCH);
+SROCE_SAME(IBV_WC_TM_DATA_VALID, SROCE_WC_TM_DATA_VALID);
+SROCE_SAME(IBV_TMH_NO_TAG, SROCE_TMH_NO_TAG);
+SROCE_SAME(IBV_TMH_RNDV, SROCE_TMH_RNDV);
+SROCE_SAME(IBV_TMH_FIN, SROCE_TMH_FIN);
+SROCE_SAME(IBV_TMH_EAGER, SROCE_TMH_EAGER);
 
 static inline struct sroce_device *to_sdev(struct ibv_device *ibdev)
 {
@@ -497,6 +541,8 @@ int sroce_srq_destroy(struct ibv_srq *ibsrq);
 struct ibv_srq *sroce_srq_create_ex(struct ibv_context *ibctx,
 				    struct ibv_srq_init_attr_ex *attr);
 int sroce_srq_get_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
+int sroce_srq_post_ops(struct ibv_srq *ibsrq, struct ibv_ops_wr *wr,
+		       struct ibv_ops_wr **bad_op);
 
 /* wr.c */
 int sroce_wr_check_ops(const struct sroce_context *ctx,

@@ -49,6 +49,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -558,10 +559,13 @@ struct ibv_command_buffer {
 	struct ib_uverbs_ioctl_hdr hdr;
 };
 
-/* A command buffer with room for two attributes (what sroce sends). */
+/*
+ * A command buffer with room for three attributes, the most a sroce
+ * method takes (SROCE_METHOD_SRQ_TM_OP).
+ */
 struct sroce_cmdbuf {
 	struct ibv_command_buffer cmd;
-	struct ib_uverbs_attr attrs[2];
+	struct ib_uverbs_attr attrs[3];
 };
 
 static inline struct ibv_command_buffer *
@@ -601,6 +605,23 @@ static inline void sroce_cmd_out_ptr(struct ibv_command_buffer *cmd,
 
 	attr->data = (uintptr_t)ptr;
 	attr->len = (uint16_t)len;
+}
+
+/*
+ * An in attribute: @len bytes at @ptr, which the kernel protocol wants
+ * inline in the attribute when they fit in its data word.
+ */
+static inline void sroce_cmd_in_ptr(struct ibv_command_buffer *cmd,
+				    uint16_t attr_id, const void *ptr,
+				    size_t len)
+{
+	struct ib_uverbs_attr *attr = sroce_cmd_next_attr(cmd, attr_id);
+
+	attr->len = (uint16_t)len;
+	if (len <= sizeof(attr->data))
+		memcpy(&attr->data, ptr, len);
+	else
+		attr->data = (uintptr_t)ptr;
 }
 
 /* An in attribute naming an object by its handle. */
@@ -780,7 +801,11 @@ int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 
-/* Basic or XRC (@attr_ex->srq_type, comp_mask TYPE | XRCD | CQ). */
+/*
+ * Basic, XRC or tag-matching (@attr_ex->srq_type, comp_mask TYPE | XRCD |
+ * CQ | TM); sends a TM SRQ's tm_cap.max_num_tags, on the ioctl and the
+ * CREATE_XSRQ write paths alike.
+ */
 int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
 			  struct ibv_srq_init_attr_ex *attr_ex,
 			  struct ibv_create_xsrq *cmd, size_t cmd_size,
@@ -868,6 +893,7 @@ VERBS_OPS_SLOT(modify_srq, 49);
 VERBS_OPS_SLOT(poll_cq, 53);
 VERBS_OPS_SLOT(post_recv, 54);
 VERBS_OPS_SLOT(post_send, 55);
+VERBS_OPS_SLOT(post_srq_ops, 56);
 VERBS_OPS_SLOT(post_srq_recv, 57);
 VERBS_OPS_SLOT(query_qp, 61);
 VERBS_OPS_SLOT(query_srq, 64);
