@@ -23,7 +23,7 @@
 MISUSE=$SROCE_PROGS/sroce_misuse
 # The case lists of sroce_misuse: commands, and rings.
 MISUSE_CMD_CASES=get_context,headers,pd,cq,qp_create,qp_modify,post,srq,mr,mw_ah,mmap,dm,cross_context
-MISUSE_CMD_CASES+=,ioctl_hdr,ioctl_device,ioctl_cq,ioctl_qp,ioctl_srq,ioctl_events,ioctl_objects,ioctl_write,ex_query,ex_cq,ex_qp,ex_unsupported
+MISUSE_CMD_CASES+=,ioctl_hdr,ioctl_device,ioctl_cq,ioctl_qp,ioctl_srq,tm,ioctl_events,ioctl_objects,ioctl_write,ex_query,ex_cq,ex_qp,ex_unsupported
 MISUSE_RING_CASES=sq_prod_huge,sq_prod_backwards,bad_send_wqes,ud_bad_ah,bad_recv_wqes,srq_garbage,cq_cons_wild,cq_resize,reset_wild,err_doorbells,flush_race,cq_resize_race,scribble
 
 # kmsg_mark NAME: a line in the kernel log to look from.

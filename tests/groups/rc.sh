@@ -6,8 +6,9 @@
 # libibverbs pingpongs (-c: one byte per page), perftest's bandwidth and
 # latency tests, rping (rdma_cm, data verified), sroce_rc_test's cases
 # (every byte checked; tests/progs/rc/) and rdma-core's pyverbs
-# suite; and XRC (ibv_xsrq_pingpong, rdma_xserver/rdma_xclient, the xrc
-# cases, the XRC wire audit); on one device (loopback) and, for sroce,
+# suite; XRC (ibv_xsrq_pingpong, rdma_xserver/rdma_xclient, the xrc
+# cases, the XRC wire audit); and tag matching (the tm and tm_errors
+# cases, pyverbs' tag-matching tests); on one device (loopback) and, for sroce,
 # across two namespaces joined by a veth pair (topo_loopback and
 # topo_two_hosts in tests/lib.sh).
 #
@@ -334,8 +335,9 @@ test_mw2_qpn_reuse() {
 RXE_PYVERBS_KNOWN_BAD="tests.test_qpex.QpExTestCase.test_qp_ex_rc_atomic_write"
 
 # On sroce every skip must be one of these, or the test fails: a test for
-# hardware (its module, or its reason), a feature sroce does not have yet
-# (issue 22), or one it will not have, each named.  One per line:
+# hardware (its module, or its reason), or a feature sroce will not have,
+# each named ("not yet", a feature still to come, has no entry left since
+# tag matching came).  One per line:
 # "KIND|NAME|REGEX[|REGEX...]", each regex searched in "MODULE: REASON"
 # (the test's module and unittest's reason).
 PYVERBS_SROCE_SKIPS='
@@ -345,7 +347,6 @@ hardware|dma-buf render node|/dev/dri/renderD
 hardware|CUDA|cuda-python
 hardware|a PCI device (VFIO)|PCI device must be passed by the user
 decided against|raw packet QPs (Documentation/design.rst)|Create QP type 8 is not supported|Raw Packet QP
-not yet|tag matching|^tests\.test_tag_matching: Extended CQ is not supported
 '
 
 PYVERBS_PARSE='

@@ -566,9 +566,8 @@ void c_ioctl_srq(void)
 	ISRQ("type XRC with a CQ, no domain", ENOENT,
 	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_TYPE)->data = IB_UVERBS_SRQT_XRC;
 	     ioc_obj(&q.c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, cq.handle));
-	ISRQ("type TM with a CQ and 64 tags", EOPNOTSUPP,
+	ISRQ("type TM without a CQ", ENOENT,
 	     ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_TYPE)->data = IB_UVERBS_SRQT_TM;
-	     ioc_obj(&q.c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, cq.handle);
 	     ioc_u32(&q.c, UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS, 64));
 	ISRQ("type 3", EINVAL, ioc_find(&q.c, UVERBS_ATTR_CREATE_SRQ_TYPE)->data = 3);
 	ISRQ("no PD", EINVAL, ioc_drop(&q.c, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE));

@@ -65,6 +65,7 @@ static const struct tcase cases[] = {
 	{ "ioctl_cq", c_ioctl_cq },
 	{ "ioctl_qp", c_ioctl_qp },
 	{ "ioctl_srq", c_ioctl_srq },
+	{ "tm", c_tm },
 	{ "ioctl_events", c_ioctl_events },
 	{ "ioctl_objects", c_ioctl_objects },
 	{ "ioctl_write", c_ioctl_write },

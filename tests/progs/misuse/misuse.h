@@ -387,6 +387,9 @@ void c_ioctl_events(void);
 void c_ioctl_objects(void);
 void c_ioctl_write(void);
 
+/* tm.c */
+void c_tm(void);
+
 /* cmd_ex.c */
 void c_ex_query(void);
 void c_ex_cq(void);

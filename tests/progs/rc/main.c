@@ -100,6 +100,8 @@ static const struct tcase {
 	{ "parent_domain_busy", case_parent_domain_busy },
 	{ "xrc", case_xrc },
 	{ "xrc_errors", case_xrc_errors },
+	{ "tm", case_tm },
+	{ "tm_errors", case_tm_errors },
 	{ "odp", case_odp },
 	{ "odp_implicit", case_odp_implicit },
 	{ "odp_remap", case_odp_remap },

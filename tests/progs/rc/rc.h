@@ -324,6 +324,10 @@ int case_mw2_qp_gone(void);
 int case_xrc(void);
 int case_xrc_errors(void);
 
+/* tm.c */
+int case_tm(void);
+int case_tm_errors(void);
+
 /* import.c */
 int case_import(void);
 
