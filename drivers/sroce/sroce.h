@@ -15,7 +15,8 @@
  *                        elsewhere
  *   sroce_sq.lock        (req.c, comp.c) requester and completer; irqsave
  *   sroce_rq.lock        (post.c) kernel receive queue producers, SRQ
- *                        consumers; irqsave
+ *                        consumers, a tag-matching SRQ's list (tm.c);
+ *                        irqsave
  *   sroce_cq.lock        (cq.c) completion queue producer and kernel
  *                        consumers; irqsave
  * sroce_devices_lock and sroce_bind_lock are never held across a call into
