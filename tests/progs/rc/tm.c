@@ -589,7 +589,20 @@ int case_tm_errors(void)
 		r.rkey = htobe32(be32toh(r.rkey) ^ 0x80);
 		memcpy(src.p + sizeof(struct ibv_tmh), &r, sizeof(r));
 	}
-	TRY(tm_send(&a, &src, HDRS, 12, "bad key: request"));
+	/*
+	 * A's responder refuses the READ and fails A's QP: the request's ACK,
+	 * which races with the READ, may find it failed already (flushed).
+	 */
+	TRY(post_send_buf(&a, 12, IBV_WR_SEND, &src, HDRS, 0));
+	{
+		struct ibv_wc wc;
+
+		CHECK(!poll_wc(a.scq, &wc, opt.poll_ms, "bad key: request"),
+		      "bad key: request: no completion");
+		CHECK(wc.wr_id == 12 && (wc.status == IBV_WC_SUCCESS ||
+					 wc.status == IBV_WC_WR_FLUSH_ERR),
+		      "bad key: request: %s", wc_desc(&wc));
+	}
 	TRY(tm_want(&b, 110, IBV_WC_TM_RECV, IBV_WC_TM_MATCH, -1, 0x66, 0x1, "bad key: match"));
 	TRY(tm_want_err(&b, 110, IBV_WC_REM_ACCESS_ERR, "bad key: the entry"));
 	TRY(check_fill(dst.p, TM_BUF + GUARD, "bad key: the entry's buffer"));
