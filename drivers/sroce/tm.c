@@ -425,6 +425,24 @@ static enum sroce_rq_taken sroce_tm_take_locked(struct sroce_qp *qp,
 	return taken;
 }
 
+/*
+ * A rendezvous request: the send queue's lock too, around the SRQ's, so
+ * that the entry is taken and its READ queued in one step.
+ */
+static enum sroce_rq_taken sroce_tm_take_rndv(struct sroce_qp *qp,
+					      const struct sroce_pkt *pkt)
+{
+	enum sroce_rq_taken taken;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	spin_lock(&qp->srq->rq.lock);
+	taken = sroce_tm_take_locked(qp, pkt, SROCE_TMH_RNDV);
+	spin_unlock(&qp->srq->rq.lock);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return taken;
+}
+
 /**
  * sroce_tm_take() - what receives a message arriving through a
  *	tag-matching SRQ
@@ -436,7 +454,8 @@ static enum sroce_rq_taken sroce_tm_take_locked(struct sroce_qp *qp,
  * none for takes nothing and counts nothing: it will come again.
  *
  * Context: Softirq or process context, bottom halves off. Caller holds
- * qp->resp.lock; takes the send queue's and the SRQ's locks.
+ * qp->resp.lock; takes the SRQ's lock, and for a rendezvous request the
+ * send queue's before it.
  * Return: as sroce_rq_take(), or SROCE_RQ_HANDLED for a rendezvous request
  * whose READ is queued.
  */
@@ -454,11 +473,13 @@ enum sroce_rq_taken sroce_tm_take(struct sroce_qp *qp,
 	memcpy(&tmh, pkt->payload, sizeof(tmh));
 	qp->resp.tm.tag = be64_to_cpu(tmh.tag);
 	qp->resp.tm.priv = be32_to_cpu(tmh.app_ctx);
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	spin_lock(&srq->rq.lock);
-	taken = sroce_tm_take_locked(qp, pkt, tmh.opcode);
-	spin_unlock(&srq->rq.lock);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	if (tmh.opcode == SROCE_TMH_RNDV) {
+		taken = sroce_tm_take_rndv(qp, pkt);
+	} else {
+		spin_lock_irqsave(&srq->rq.lock, flags);
+		taken = sroce_tm_take_locked(qp, pkt, tmh.opcode);
+		spin_unlock_irqrestore(&srq->rq.lock, flags);
+	}
 	if (taken == SROCE_RQ_HANDLED)
 		sroce_qp_sched_req(qp);
 	else if (qp->resp.tm.kind != SROCE_TM_RECV_EAGER &&
