@@ -17,13 +17,13 @@
  * it has a rate limit.
  *
  * Nothing but the pacer runs on a timer: the periods that have passed are
- * applied when the QP next sends or takes a CNP (sroce_cc_advance()), a
- * bounded number of events at once, so an idle QP costs nothing.  The
- * timer raises only a rate the QP used: its periods count if the pacer
- * held a sender back since the last of them (as TCP validates its window,
- * RFC 7661).  Hardware always sends at its rate; a soft device's sender
- * can fall short of it for want of CPU, and a rate raised meanwhile would
- * come all at once when the CPU is back (a UD flow behind a 20 Mb/s
+ * applied when the QP next sends or takes a CNP (sroce_cc_advance()), so
+ * an idle QP costs nothing.  The timer raises only a rate the QP used:
+ * however many of its periods passed, they make one event if the pacer
+ * held a sender back since the last, none otherwise (as TCP validates its
+ * window, RFC 7661).  Hardware always sends at its rate; a soft device's
+ * sender can fall short of it for want of CPU, and a rate raised meanwhile
+ * would come all at once when the CPU is back (a UD flow behind a 20 Mb/s
  * bottleneck overflowed its queue, 2026-11-29).
  *
  * The pacer holds the QP to the lower of Rc and its rate limit, counting
@@ -56,7 +56,7 @@
  * slow emulated machine with the burst allowance alone).
  */
 #define SROCE_CC_LATE_NS (20 * NSEC_PER_MSEC)
-/* Rate-increase events applied at once; after more, the rate is back up. */
+/* Byte-counter events applied at once; after more, the rate is back up. */
 #define SROCE_CC_MAX_EVENTS 64
 
 static u32 sroce_cc_p(struct sroce_qp *qp, enum sroce_cc_param p)
@@ -172,20 +172,18 @@ static void sroce_cc_advance_timer(struct sroce_qp *qp, struct sroce_qp_cc *cc,
 	 * A QP that did not use its rate (no sender held back since the
 	 * last event: an idle QP, or one whose sender is short of CPU) gets
 	 * no more: once the CPU is back it would send at a rate the path
-	 * never confirmed, all at once.
+	 * never confirmed, all at once.  Nor does one that used it in some
+	 * of the periods that passed: "held" says that it did in one, not in
+	 * which, so one event is all it earns.  (Every period counting, a
+	 * QP held once before its machine stalled for 2 s would come back
+	 * 66 events higher: at full rate, unpaced.)
 	 */
-	if (!cc->held)
+	if (!cc->held || !cc->cut)
 		return;
 	cc->held = false;
-	if (n > SROCE_CC_MAX_EVENTS) {
-		sroce_cc_recovered(cc, max);
-		return;
-	}
-	while (n-- && cc->cut) {
-		cc->t_stage++;
-		cc->time_inc = true;
-		sroce_cc_increase(qp, cc, max);
-	}
+	cc->t_stage++;
+	cc->time_inc = true;
+	sroce_cc_increase(qp, cc, max);
 }
 
 /* Bring a cut QP's state up to @now; a reaction point turned off ends it. */
