@@ -3,13 +3,14 @@
 """Turn the samples a "make bench" guest wrote into a table, JSON, a plot
 and the generated part of Documentation/performance.rst.
 
-usage: bench-report.py RESULTS_DIR [--json F] [--plot F] [--rst F]
-                       [--meta KEY=VALUE ...]
+usage: bench-report.py RESULTS_DIR [--devices A B] [--json F] [--plot F]
+                       [--rst F] [--meta KEY=VALUE ...]
 
 RESULTS_DIR holds samples.tsv and meta.tsv (tests/bench/guest.sh).  Medians
 are taken per device and workload over the runs; only ratios between the
-two devices of one run mean anything under emulation.  The table goes to
-stdout.  Exits 1 if a headline workload has no sample for either device.
+two devices of one run mean anything under emulation: A's over B's (by
+default sroce and rxe; sroce and sroce-base to measure a change).  The
+table goes to stdout.  Exits 1 if a headline workload has no sample for either device.
 """
 
 import argparse
@@ -110,8 +111,9 @@ def analyse(samples):
             A: {"median": ma, "samples": va, "failed": failures(samples, A, work)},
             B: {"median": mb, "samples": vb, "failed": failures(samples, B, work)},
             "ratio": ratio,
-            "target": (">= " if better == "higher" else "<= ") + f"{target:g}x",
-            "verdict": verdict(ratio, better, target),
+            "target": (">= " if better == "higher" else "<= ") + f"{target:g}x"
+                      if B == "rxe" else "-",
+            "verdict": verdict(ratio, better, target) if B == "rxe" else "-",
         })
     mc = values(samples, "cpu", *MEMCPY)
     mcb = values(samples, "cpu", *MEMCPY_BIG)
@@ -249,13 +251,16 @@ def rst(rows, memcpy, meta, plot_name):
 
 
 def main():
+    global A, B
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
+    ap.add_argument("--devices", nargs=2, metavar=("A", "B"), default=[A, B])
     ap.add_argument("--json")
     ap.add_argument("--plot")
     ap.add_argument("--rst")
     ap.add_argument("--meta", action="append", default=[])
     args = ap.parse_args()
+    A, B = args.devices
 
     samples, meta = load(args.results)
     for kv in args.meta:

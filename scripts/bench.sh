@@ -20,9 +20,10 @@
 # result for a device.
 #
 # Environment: BENCH_RUNS (3), BENCH_SECS (3), BENCH_LAT_N (1000),
-# BENCH_FIO_SECS (10), BENCH_SWEEP, BENCH_KINDS, BENCH_SKIP (see
-# tests/bench/guest.sh); BENCH_GUEST_TIMEOUT (seconds, default 7200);
-# BENCH_DOC (1).
+# BENCH_FIO_SECS (10), BENCH_SWEEP, BENCH_KINDS, BENCH_BASE_KO, BENCH_SKIP
+# (see tests/bench/guest.sh); BENCH_GUEST_TIMEOUT (seconds, default 7200);
+# BENCH_DOC (1).  With two BENCH_KINDS the report compares the first with
+# the second (a change: BENCH_KINDS="sroce sroce-base" BENCH_DOC=0).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +41,8 @@ mkdir -p "$xfer"
 mv "$out.build.log" "$out/build.log"
 {
 	echo "export SROCE_ROOT=$root BENCH_OUT=/run/xfer/bench"
-	for v in BENCH_RUNS BENCH_SECS BENCH_LAT_N BENCH_FIO_SECS BENCH_SWEEP BENCH_KINDS BENCH_SKIP; do
+	for v in BENCH_RUNS BENCH_SECS BENCH_LAT_N BENCH_FIO_SECS BENCH_SWEEP BENCH_KINDS \
+		BENCH_BASE_KO BENCH_SKIP; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	echo "bash $root/tests/bench/guest.sh"
@@ -61,7 +63,9 @@ fi
 doc=${BENCH_DOC:-1}
 rst=$out/performance-results.rst png=$out/bench-bandwidth.png
 report_rc=0
-scripts/bench-report.py "$xfer/bench" --json "$out/bench.json" --plot "$png" --rst "$rst" \
+read -ra kinds <<<"${BENCH_KINDS:-sroce rxe}"
+[ ${#kinds[@]} = 2 ] || kinds=(sroce rxe)
+scripts/bench-report.py "$xfer/bench" --devices "${kinds[@]}" --json "$out/bench.json" --plot "$png" --rst "$rst" \
 	--meta "sroce_commit=$commit" --meta "host_load_start=$load_start" \
 	--meta "host_load_end=$load_end" --meta "host_cpus=$(nproc)" \
 	--meta "host_kernel=$(uname -r)" || report_rc=$?

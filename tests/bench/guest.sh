@@ -23,7 +23,10 @@
 #   BENCH_LAT_N    iterations of each latency measurement (default 1000)
 #   BENCH_FIO_SECS seconds of each fio measurement (default 10)
 #   BENCH_SWEEP    message sizes of the ib_write_bw sweep (for the plot)
-#   BENCH_KINDS    the devices, in the order of each run (default "sroce rxe")
+#   BENCH_KINDS    the devices, in the order of each run (default "sroce rxe");
+#                  "sroce-base" is sroce built from BENCH_BASE_KO
+#   BENCH_BASE_KO  another build of sroce.ko, to measure a change against
+#                  the one before it in one guest
 #   BENCH_SKIP     workload groups to leave out: perf sweep nvme memcpy
 #
 # Results: $BENCH_OUT/samples.tsv, one measurement a line:
@@ -78,10 +81,14 @@ dev_up() {
 	KIND=$1
 	netdev_up
 	case $KIND in
-	sroce)
+	sroce | sroce-base)
 		modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
 		# No dyndbg=+p, unlike the tests: no debug lines on the data path.
-		run insmod "$SROCE_KO"
+		if [ "$KIND" = sroce ]; then
+			run insmod "$SROCE_KO"
+		else
+			run insmod "${BENCH_BASE_KO:?sroce-base needs BENCH_BASE_KO}"
+		fi
 		run rdma link add sroce0 type sroce netdev st-d0
 		DEV=sroce0
 		export RDMAV_DRIVERS=$PROVIDER
@@ -102,7 +109,7 @@ dev_down() {
 	run rdma link delete "$DEV"
 	run ip link del st-d0
 	case $KIND in
-	sroce) wait_for 30 rmmod sroce ;;
+	sroce | sroce-base) wait_for 30 rmmod sroce ;;
 	rxe) wait_for 30 rmmod rdma_rxe ;;
 	esac
 	DEV= KIND=
