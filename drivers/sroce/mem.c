@@ -14,6 +14,34 @@
 
 #include "sroce.h"
 
+/* What sroce_mr_check() reads of a region. */
+struct sroce_mr_view {
+	bool valid;
+	u32 access;
+	u64 iova;
+	u64 length;
+};
+
+/*
+ * Only a fast-registration region's view changes on the data path: the
+ * lock is taken for those alone; the others' never changes after
+ * publication.
+ */
+static struct sroce_mr_view sroce_mr_view(struct sroce_mr *mr)
+{
+	struct sroce_mr_view v;
+	unsigned long flags;
+
+	if (mr->type != SROCE_MR_FAST_REG)
+		return (struct sroce_mr_view){ mr->valid, mr->access, mr->iova,
+					       mr->length };
+	spin_lock_irqsave(&mr->lock, flags);
+	v = (struct sroce_mr_view){ mr->valid, mr->access, mr->iova,
+				    mr->length };
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return v;
+}
+
 /**
  * sroce_mr_check() - may this access use this region?
  * @mr: the region
@@ -29,22 +57,15 @@
 int sroce_mr_check(struct sroce_mr *mr, struct ib_pd *pd, u64 iova, u64 len,
 		   u32 access)
 {
-	unsigned long flags;
-	u64 start, size;
-	bool valid;
-	u32 rights;
+	struct sroce_mr_view v;
 
 	if (mr->ibmr.pd != pd)
 		return -EACCES;
-	spin_lock_irqsave(&mr->lock, flags);
-	valid = mr->valid;
-	rights = mr->access;
-	start = mr->iova;
-	size = mr->length;
-	spin_unlock_irqrestore(&mr->lock, flags);
-	if (!valid || (rights & access) != access)
+	v = sroce_mr_view(mr);
+	if (!v.valid || (v.access & access) != access)
 		return -EACCES;
-	if (iova < start || iova - start > size || len > size - (iova - start))
+	if (iova < v.iova || iova - v.iova > v.length ||
+	    len > v.length - (iova - v.iova))
 		return -ERANGE;
 	return 0;
 }
