@@ -10,7 +10,8 @@ RESULTS_DIR holds samples.tsv and meta.tsv (tests/bench/guest.sh).  Medians
 are taken per device and workload over the runs; only ratios between the
 two devices of one run mean anything under emulation: A's over B's (by
 default sroce and rxe; sroce and sroce-base to measure a change).  The
-table goes to stdout.  Exits 1 if a headline workload has no sample for either device.
+table goes to stdout.  Exits 1 if a headline workload has no sample for
+either device.
 """
 
 import argparse
