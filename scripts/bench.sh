@@ -65,7 +65,8 @@ rst=$out/performance-results.rst png=$out/bench-bandwidth.png
 report_rc=0
 read -ra kinds <<<"${BENCH_KINDS:-sroce rxe}"
 [ ${#kinds[@]} = 2 ] || kinds=(sroce rxe)
-scripts/bench-report.py "$xfer/bench" --devices "${kinds[@]}" --json "$out/bench.json" --plot "$png" --rst "$rst" \
+scripts/bench-report.py "$xfer/bench" --devices "${kinds[@]}" \
+	--json "$out/bench.json" --plot "$png" --rst "$rst" \
 	--meta "sroce_commit=$commit" --meta "host_load_start=$load_start" \
 	--meta "host_load_end=$load_end" --meta "host_cpus=$(nproc)" \
 	--meta "host_kernel=$(uname -r)" || report_rc=$?
