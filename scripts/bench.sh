@@ -23,7 +23,8 @@
 # BENCH_FIO_SECS (10), BENCH_SWEEP, BENCH_KINDS, BENCH_BASE_KO, BENCH_SKIP
 # (see tests/bench/guest.sh); BENCH_GUEST_TIMEOUT (seconds, default 7200);
 # BENCH_DOC (1).  With two BENCH_KINDS the report compares the first with
-# the second (a change: BENCH_KINDS="sroce sroce-base" BENCH_DOC=0).
+# the second (a change: BENCH_KINDS="sroce sroce-base"), and leaves
+# Documentation/ alone unless they are sroce and rxe.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,6 +66,8 @@ rst=$out/performance-results.rst png=$out/bench-bandwidth.png
 report_rc=0
 read -ra kinds <<<"${BENCH_KINDS:-sroce rxe}"
 [ ${#kinds[@]} = 2 ] || kinds=(sroce rxe)
+# Documentation/ holds sroce against rxe, never a comparison of two builds.
+[ "${kinds[*]}" = "sroce rxe" ] || doc=0
 scripts/bench-report.py "$xfer/bench" --devices "${kinds[@]}" \
 	--json "$out/bench.json" --plot "$png" --rst "$rst" \
 	--meta "sroce_commit=$commit" --meta "host_load_start=$load_start" \
