@@ -359,19 +359,15 @@ fcheck() {
 # --- traffic ----------------------------------------------------------------------
 
 # cc_watch FILE: until killed, every half second: the seconds since it
-# began, the bottleneck's drops so far and its queue in bytes, and
-# CC_DEV1's rate cuts so far.
+# began, the bottleneck's drops so far and its queue in packets, and
+# CC_DEV1's rate cuts so far (cc_snap's counters).
 cc_watch() {
-	local t0=$EPOCHREALTIME q c
+	local t0=$EPOCHREALTIME
+	local -A snap
 	while :; do
-		q=$(tc -n "$SW" -s qdisc show dev "$CC_QDISC" | awk '
-			$1 == "qdisc" { q = $2 }
-			q == "tbf" && $1 == "Sent" { d = $7; sub(",", "", d) }
-			q == "tbf" && $1 == "backlog" { b = $2; sub("b", "", b) }
-			END { print d, b }')
-		c=$(rdma statistic show link "$CC_DEV1/1" |
-			awk '{ for (i = 1; i < NF; i++) if ($i == "rp_rate_cuts") print $(i + 1) }')
-		awk -v a="$t0" -v b="$EPOCHREALTIME" -v q="$q" -v c="$c" 'BEGIN { printf "%.1f %s %s\n", b - a, q, c }'
+		cc_snap snap
+		awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f ", b - a }'
+		echo "${snap[tbf.dropped]} ${snap[tbf.backlog]} ${snap[$CC_DEV1.rp_rate_cuts]}"
 		sleep 0.5
 	done >"$1"
 }
@@ -380,8 +376,8 @@ cc_watch() {
 # came and every half second in which the bottleneck dropped.
 cc_show_watch() {
 	awk 'NR == 1 { d0 = $2; c0 = $4 }
-		!cut && $4 > c0 { cut = 1; printf "  first rate cut by %s s (queue %s bytes)\n", $1, $3 }
-		$2 > d { printf "  by %s s: %d dropped in all (queue %s bytes)\n", $1, $2 - d0, $3 }
+		!cut && $4 > c0 { cut = 1; printf "  first rate cut by %s s (queue %s packets)\n", $1, $3 }
+		NR > 1 && $2 > d { printf "  by %s s: %d dropped in all (queue %s packets)\n", $1, $2 - d0, $3 }
 		{ d = $2 }' "$1"
 }
 
@@ -404,7 +400,7 @@ flows() {
 		-T 17 -o "$csv" "$@" >"$out" 2>&1 </dev/null &
 	pid=$!
 	if [ -n "${CC_QDISC:-}" ]; then
-		cc_watch "/tmp/cc-$name.watch" &
+		cc_watch "/tmp/cc-$name.watch" 2>"/tmp/cc-$name.watch-err" &
 		wpid=$!
 	fi
 	for ((i = 0; i < 600; i++)); do
@@ -421,7 +417,7 @@ flows() {
 	fi
 	wait "$pid" || rc=$?
 	if [ -n "$wpid" ]; then
-		kill "$wpid"
+		kill "$wpid" 2>/dev/null || :
 		wait "$wpid" || :
 		echo "the bottleneck while the flows ran:"
 		cc_show_watch "/tmp/cc-$name.watch"
