@@ -501,18 +501,13 @@ static enum sroce_comp_verdict sroce_comp_fault(struct sroce_qp *qp, u32 psn)
 }
 
 /*
- * The data of @w's response at @psn lands in @w's SGEs from @offset; its
- * last response completes @w.
+ * The data of @w's response at @psn has been copied to @w's SGEs, with
+ * @err the copy's result; its last response completes @w.
  */
 static enum sroce_comp_verdict
-sroce_comp_rd_atomic_data(struct sroce_qp *qp, struct sroce_swqe *w, u32 psn,
-			  u32 offset, void *data, u32 len)
+sroce_comp_rd_atomic_placed(struct sroce_qp *qp, struct sroce_swqe *w,
+			    u32 psn, int err)
 {
-	int err;
-
-	/* @w's slot number, like its index, names its slot. */
-	err = sroce_sge_copy(qp, qp->ibqp.pd, sroce_sq_sges(qp, w - qp->sq.wqe),
-			     w->num_sge, offset, data, len, SROCE_TO_MR);
 	if (err == -EAGAIN)
 		return sroce_comp_fault(qp, psn);
 	if (err)
@@ -526,12 +521,20 @@ sroce_comp_rd_atomic_data(struct sroce_qp *qp, struct sroce_swqe *w, u32 psn,
 	return SROCE_COMP_KICK;
 }
 
+/* @w's SGEs, by its slot number, which like its index names its slot. */
+static const struct sroce_sge *sroce_comp_sges(struct sroce_qp *qp,
+					       struct sroce_swqe *w)
+{
+	return sroce_sq_sges(qp, w - qp->sq.wqe);
+}
+
 static enum sroce_comp_verdict sroce_comp_read(struct sroce_qp *qp,
 					       struct sroce_pkt *pkt)
 {
 	enum sroce_comp_verdict v;
 	struct sroce_swqe *w;
 	u32 offset;
+	int err;
 
 	w = sroce_comp_rd_atomic_target(qp, pkt, true, &v);
 	if (!w)
@@ -539,8 +542,9 @@ static enum sroce_comp_verdict sroce_comp_read(struct sroce_qp *qp,
 	offset = ((pkt->psn - w->first_psn) & SROCE_24BIT_MASK) * qp->pmtu;
 	if (!sroce_comp_read_shape_ok(qp, w, pkt, offset))
 		return SROCE_COMP_DROP;
-	return sroce_comp_rd_atomic_data(qp, w, pkt->psn, offset, pkt->payload,
-					 pkt->paylen);
+	err = sroce_pkt_to_sge(qp, qp->ibqp.pd, sroce_comp_sges(qp, w),
+			       w->num_sge, offset, pkt, 0, pkt->paylen);
+	return sroce_comp_rd_atomic_placed(qp, w, pkt->psn, err);
 }
 
 /* An atomic's one response: always its last. */
@@ -550,13 +554,15 @@ static enum sroce_comp_verdict sroce_comp_atomic(struct sroce_qp *qp,
 	enum sroce_comp_verdict v;
 	struct sroce_swqe *w;
 	u64 orig;
+	int err;
 
 	w = sroce_comp_rd_atomic_target(qp, pkt, false, &v);
 	if (!w)
 		return v;
 	orig = be64_to_cpu(sroce_pkt_atmack(pkt)->orig);
-	return sroce_comp_rd_atomic_data(qp, w, pkt->psn, 0, &orig,
-					 sizeof(orig));
+	err = sroce_sge_copy(qp, qp->ibqp.pd, sroce_comp_sges(qp, w),
+			     w->num_sge, 0, &orig, sizeof(orig), SROCE_TO_MR);
+	return sroce_comp_rd_atomic_placed(qp, w, pkt->psn, err);
 }
 
 static enum sroce_comp_verdict sroce_comp_dispatch(struct sroce_qp *qp,

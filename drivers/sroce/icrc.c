@@ -67,6 +67,89 @@ static unsigned int sroce_icrc_pseudo(u8 *buf, const u8 *ip,
 	return len;
 }
 
+/*
+ * What an ICRC covers after the pseudo-header: @len bytes at @flat, or the
+ * bytes [@from, @to) of @skb, wherever the skb keeps them.
+ */
+struct sroce_icrc_src {
+	const u8 *pseudo;
+	unsigned int pseudo_len;
+	const u8 *flat;
+	unsigned int len;
+	const struct sk_buff *skb;
+	unsigned int from;
+	unsigned int to;
+};
+
+/* A running CRC: through the transform (@desc), or crc32_le (@crc). */
+struct sroce_icrc_sum {
+	struct shash_desc *desc;
+	u32 crc;
+	int err;
+};
+
+static void sroce_icrc_add(struct sroce_icrc_sum *sum, const u8 *p,
+			   unsigned int len)
+{
+	if (!sum->desc)
+		sum->crc = crc32_le(sum->crc, p, len);
+	else if (!sum->err)
+		sum->err = crypto_shash_update(sum->desc, p, len);
+}
+
+/* skb_seq_read() hands out whole pieces: the last may run past @to. */
+static void sroce_icrc_add_skb(struct sroce_icrc_sum *sum,
+			       const struct sroce_icrc_src *src)
+{
+	unsigned int len = src->to - src->from, done = 0, n;
+	struct skb_seq_state st;
+	const u8 *data;
+
+	skb_prepare_seq_read((struct sk_buff *)src->skb, src->from, src->to,
+			     &st);
+	while (done < len) {
+		n = skb_seq_read(done, &data, &st);
+		if (!n) {
+			sum->err = -EFAULT;
+			break;
+		}
+		n = min(n, len - done);
+		sroce_icrc_add(sum, data, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+}
+
+static void sroce_icrc_add_all(struct sroce_icrc_sum *sum,
+			       const struct sroce_icrc_src *src)
+{
+	sroce_icrc_add(sum, src->pseudo, src->pseudo_len);
+	if (src->skb)
+		sroce_icrc_add_skb(sum, src);
+	else
+		sroce_icrc_add(sum, src->flat, src->len);
+}
+
+static __le32 sroce_icrc_sum(const struct sroce_icrc_src *src)
+{
+	struct sroce_icrc_sum sum = { .crc = SROCE_ICRC_SEED };
+	__le32 out;
+
+	if (sroce_icrc_tfm) {
+		SHASH_DESC_ON_STACK(desc, sroce_icrc_tfm);
+		struct sroce_icrc_sum tfm_sum = { .desc = desc };
+
+		desc->tfm = sroce_icrc_tfm;
+		tfm_sum.err = crypto_shash_init(desc);
+		sroce_icrc_add_all(&tfm_sum, src);
+		/* "crc32" ends without complementing: its final is the register. */
+		if (!tfm_sum.err && !crypto_shash_final(desc, (u8 *)&out))
+			return ~out;
+	}
+	sroce_icrc_add_all(&sum, src);
+	return cpu_to_le32(~sum.crc);
+}
+
 /**
  * sroce_icrc_buf() - the ICRC of a packet in flat buffers
  * @ip: the IP header (20 bytes for IPv4, without options, or 40 for IPv6)
@@ -83,31 +166,22 @@ __le32 sroce_icrc_buf(const void *ip, unsigned int ip_len, const void *roce,
 {
 	unsigned int skip = sizeof(struct udphdr) + sizeof(struct sroce_bth);
 	u8 pseudo[SROCE_ICRC_PSEUDO_MAX];
-	unsigned int len;
-	__le32 out;
-	u32 crc;
+	struct sroce_icrc_src src = {
+		.pseudo = pseudo,
+		.flat = (const u8 *)roce + skip,
+		.len = roce_len - skip,
+	};
 
-	len = sroce_icrc_pseudo(pseudo, ip, ip_len, roce);
-	if (sroce_icrc_tfm) {
-		SHASH_DESC_ON_STACK(desc, sroce_icrc_tfm);
-
-		desc->tfm = sroce_icrc_tfm;
-		/* "crc32" ends without complementing: its final is the register. */
-		if (!crypto_shash_init(desc) &&
-		    !crypto_shash_update(desc, pseudo, len) &&
-		    !crypto_shash_finup(desc, (const u8 *)roce + skip,
-					roce_len - skip, (u8 *)&out))
-			return ~out;
-	}
-	crc = crc32_le(SROCE_ICRC_SEED, pseudo, len);
-	crc = crc32_le(crc, (const u8 *)roce + skip, roce_len - skip);
-	return cpu_to_le32(~crc);
+	src.pseudo_len = sroce_icrc_pseudo(pseudo, ip, ip_len, roce);
+	return sroce_icrc_sum(&src);
 }
 
 /**
- * sroce_icrc() - the ICRC of a packet in a linear skb
+ * sroce_icrc() - the ICRC of a packet in an skb
  * @skb: the packet; its network header is the IP header, its transport
- *	header the UDP header, and it ends with the 4-byte ICRC field
+ *	header the UDP header, both followed by the BTH in the linear area;
+ *	the rest may be in page fragments.  It ends with the 4-byte ICRC
+ *	field.
  *
  * Context: Any context.
  * Return: the ICRC the packet should carry.
@@ -116,9 +190,17 @@ __le32 sroce_icrc(const struct sk_buff *skb)
 {
 	const u8 *ip = skb_network_header(skb);
 	const u8 *udp = skb_transport_header(skb);
+	u8 pseudo[SROCE_ICRC_PSEUDO_MAX];
+	struct sroce_icrc_src src = {
+		.pseudo = pseudo,
+		.skb = skb,
+		.from = skb_transport_offset(skb) + sizeof(struct udphdr) +
+			sizeof(struct sroce_bth),
+		.to = skb->len - SROCE_ICRC_SIZE,
+	};
 
-	return sroce_icrc_buf(ip, udp - ip, udp,
-			      skb_tail_pointer(skb) - udp - SROCE_ICRC_SIZE);
+	src.pseudo_len = sroce_icrc_pseudo(pseudo, ip, udp - ip, udp);
+	return sroce_icrc_sum(&src);
 }
 
 /* The transform must agree with crc32_le, from every alignment. */

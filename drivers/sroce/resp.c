@@ -234,9 +234,8 @@ static enum sroce_resp_verdict sroce_resp_send(struct sroce_qp *qp,
 		sroce_resp_fail_recv(qp, IB_WC_LOC_LEN_ERR);
 		return SROCE_RESP_NAK_INVALID;
 	}
-	err = sroce_sge_copy(qp, resp->pd, resp->wqe.sge, resp->wqe.num_sge,
-			     resp->offset, pkt->payload + skip, len,
-			     SROCE_TO_MR);
+	err = sroce_pkt_to_sge(qp, resp->pd, resp->wqe.sge, resp->wqe.num_sge,
+			       resp->offset, pkt, skip, len);
 	if (err == -EAGAIN)
 		return SROCE_RESP_PAGE_FAULT;
 	if (err) {
@@ -298,8 +297,7 @@ static enum sroce_resp_verdict sroce_resp_write_data(struct sroce_qp *qp,
 			    IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	err = sroce_mr_copy(qp, mr, resp->write_va, pkt->payload, pkt->paylen,
-			    SROCE_TO_MR);
+	err = sroce_pkt_to_mr(qp, mr, resp->write_va, pkt);
 	sroce_mr_put(mr);
 	if (err == -EAGAIN)
 		return SROCE_RESP_PAGE_FAULT;
@@ -514,7 +512,10 @@ static enum sroce_resp_verdict sroce_resp_atomic_write(struct sroce_qp *qp,
 	mr = sroce_rkey_get(qp, rkey, va, sizeof(val), IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return SROCE_RESP_NAK_ACCESS;
-	memcpy(&val, pkt->payload, sizeof(val));
+	if (sroce_pkt_read(pkt, 0, &val, sizeof(val))) {
+		sroce_mr_put(mr);
+		return SROCE_RESP_NAK_INVALID;
+	}
 	err = sroce_mr_atomic(qp, mr, va, SROCE_ATOMIC_WRITE, 0, val, &orig);
 	sroce_mr_put(mr);
 	if (err)
@@ -940,9 +941,9 @@ static void sroce_resp_ud(struct sroce_qp *qp, struct sroce_pkt *pkt)
 			     qp->resp.wqe.num_sge, 0, grh, SROCE_GRH_BYTES,
 			     SROCE_TO_MR);
 	if (!err)
-		err = sroce_sge_copy(qp, qp->resp.pd, qp->resp.wqe.sge,
-				     qp->resp.wqe.num_sge, SROCE_GRH_BYTES,
-				     pkt->payload, pkt->paylen, SROCE_TO_MR);
+		err = sroce_pkt_to_sge(qp, qp->resp.pd, qp->resp.wqe.sge,
+				       qp->resp.wqe.num_sge, SROCE_GRH_BYTES,
+				       pkt, 0, pkt->paylen);
 	/* On-demand memory being faulted in: the datagram is lost. */
 	if (err == -EAGAIN) {
 		sroce_drop_pkt(pkt, SROCE_CNT_RX_DROP_PAGE_FAULT);

@@ -63,6 +63,11 @@ static enum sroce_counter sroce_rx_cnp(const struct sroce_pkt *pkt)
 	return SROCE_CNT_RP_CNP_IGNORED;
 }
 
+/*
+ * The BTH, then the extension headers its opcode has, made linear; the
+ * payload stays where it is (pkt.c reads it).  Pulling may move the
+ * linear area, so the BTH is found again after it.
+ */
 static enum sroce_counter sroce_rx_parse(struct sroce_pkt *pkt)
 {
 	struct sk_buff *skb = pkt->skb;
@@ -70,6 +75,8 @@ static enum sroce_counter sroce_rx_parse(struct sroce_pkt *pkt)
 
 	if (skb->len < sizeof(struct sroce_bth) + SROCE_ICRC_SIZE)
 		return SROCE_CNT_RX_DROP_SHORT;
+	if (!pskb_may_pull(skb, sizeof(struct sroce_bth)))
+		return SROCE_CNT_RX_DROP_HEADER;
 	pkt->bth = (struct sroce_bth *)skb->data;
 	pkt->opcode = pkt->bth->opcode;
 	pkt->info = sroce_opcode(pkt->opcode);
@@ -83,10 +90,13 @@ static enum sroce_counter sroce_rx_parse(struct sroce_pkt *pkt)
 	len = pkt->info->hdr_len + pad + SROCE_ICRC_SIZE;
 	if (skb->len < len)
 		return SROCE_CNT_RX_DROP_SHORT;
+	if (!pskb_may_pull(skb, pkt->info->hdr_len))
+		return SROCE_CNT_RX_DROP_HEADER;
+	pkt->bth = (struct sroce_bth *)skb->data;
 	pkt->paylen = skb->len - len;
 	if (!(pkt->info->flags & SROCE_OPF_PAYLOAD) && (pkt->paylen || pad))
 		return SROCE_CNT_RX_DROP_HEADER;
-	pkt->payload = skb->data + pkt->info->hdr_len;
+	pkt->payoff = pkt->info->hdr_len;
 	pkt->psn = sroce_bth_psn(pkt->bth);
 	return SROCE_CNT_MAX;
 }
@@ -96,7 +106,8 @@ static bool sroce_rx_icrc_ok(struct sk_buff *skb)
 	__le32 want = sroce_icrc(skb);
 	__le32 got;
 
-	memcpy(&got, skb_tail_pointer(skb) - SROCE_ICRC_SIZE, sizeof(got));
+	if (skb_copy_bits(skb, skb->len - SROCE_ICRC_SIZE, &got, sizeof(got)))
+		return false;
 	return want == got;
 }
 
@@ -166,7 +177,15 @@ static enum sroce_counter sroce_rx_validate(struct sroce_pkt *pkt, bool icrc)
 	if (pkt->skb->len < sizeof(struct udphdr) + sizeof(struct sroce_bth) +
 			    SROCE_ICRC_SIZE)
 		return SROCE_CNT_RX_DROP_SHORT;
-	if (skb_linearize(pkt->skb) || sroce_rx_check_ip_udp(pkt->skb))
+	/*
+	 * The IP and UDP headers are in the linear area (the IP and UDP
+	 * layers pulled them); what follows may be anywhere: nothing is
+	 * copied to make it linear but the BTH (the ICRC's pseudo-header
+	 * reads it) and its extension headers (sroce_rx_parse()).
+	 */
+	if (sroce_rx_check_ip_udp(pkt->skb) ||
+	    !pskb_may_pull(pkt->skb, sizeof(struct udphdr) +
+			   sizeof(struct sroce_bth)))
 		return SROCE_CNT_RX_DROP_HEADER;
 	if (icrc && !sroce_rx_icrc_ok(pkt->skb))
 		return SROCE_CNT_RX_DROP_ICRC;

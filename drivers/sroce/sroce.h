@@ -1084,14 +1084,16 @@ struct sroce_qp {
 /**
  * struct sroce_pkt - a received packet being processed
  * @sdev: the device it arrived on
- * @skb: the packet; data starts at the BTH, linear
+ * @skb: the packet; data starts at the BTH; the headers are linear, the
+ *	payload anywhere (read it through pkt.c)
  * @qp: the destination QP, referenced
  * @bth: the BTH
  * @info: what its opcode means
  * @opcode: BTH opcode
  * @psn: BTH PSN
- * @payload: the data
- * @paylen: bytes of data, pad excluded
+ * @payoff: offset of the payload from skb->data; 0 until the packet is
+ *	parsed
+ * @paylen: bytes of payload, pad excluded
  */
 struct sroce_pkt {
 	struct sroce_dev *sdev;
@@ -1101,7 +1103,7 @@ struct sroce_pkt {
 	const struct sroce_opcode_info *info;
 	u8 opcode;
 	u32 psn;
-	u8 *payload;
+	u32 payoff;
 	u32 paylen;
 };
 
@@ -1567,6 +1569,14 @@ void sroce_req_kick(struct sroce_qp *qp);
 
 /* resp.c */
 void sroce_resp_rcv(struct sroce_pkt *pkt);
+
+/* pkt.c */
+int sroce_pkt_read(const struct sroce_pkt *pkt, u32 off, void *buf, u32 len);
+int sroce_pkt_to_sge(struct sroce_qp *qp, struct ib_pd *pd,
+		     const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		     const struct sroce_pkt *pkt, u32 off, u32 len);
+int sroce_pkt_to_mr(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
+		    const struct sroce_pkt *pkt);
 void sroce_resp_reset(struct sroce_qp *qp);
 
 /* rx.c */

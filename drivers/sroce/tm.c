@@ -349,8 +349,9 @@ static enum sroce_rq_taken sroce_tm_rndv(struct sroce_qp *qp,
 	struct sroce_swqe *w;
 	u32 idx, len;
 
-	memcpy(&fin, pkt->payload, sizeof(fin));
-	memcpy(&rvh, pkt->payload + sizeof(fin), sizeof(rvh));
+	if (sroce_pkt_read(pkt, 0, &fin, sizeof(fin)) ||
+	    sroce_pkt_read(pkt, sizeof(fin), &rvh, sizeof(rvh)))
+		rvh.len = cpu_to_be32(U32_MAX);	/* too short: incomplete */
 	len = be32_to_cpu(rvh.len);
 	sroce_tm_use_entry(qp, e);
 	if (len > qp->resp.wqe.length) {
@@ -470,7 +471,8 @@ enum sroce_rq_taken sroce_tm_take(struct sroce_qp *qp,
 	qp->resp.tm = (struct sroce_resp_tm){};
 	if (!(pkt->info->flags & SROCE_OPF_SEND) || pkt->paylen < sizeof(tmh))
 		return sroce_rq_take(&srq->rq, srq, &qp->resp.wqe);
-	memcpy(&tmh, pkt->payload, sizeof(tmh));
+	if (sroce_pkt_read(pkt, 0, &tmh, sizeof(tmh)))
+		return sroce_rq_take(&srq->rq, srq, &qp->resp.wqe);
 	qp->resp.tm.tag = be64_to_cpu(tmh.tag);
 	qp->resp.tm.priv = be32_to_cpu(tmh.app_ctx);
 	if (tmh.opcode == SROCE_TMH_RNDV) {

@@ -88,7 +88,7 @@ static inline u16 sroce_trace_pkt_opcode(const struct sroce_pkt *pkt)
  */
 static inline u32 sroce_trace_pkt_sqpn(const struct sroce_pkt *pkt)
 {
-	if (!pkt->payload || !(pkt->info->flags & SROCE_OPF_DETH))
+	if (!pkt->payoff || !(pkt->info->flags & SROCE_OPF_DETH))
 		return U32_MAX;
 	return be32_to_cpu(sroce_pkt_deth(pkt)->sqpn) & SROCE_24BIT_MASK;
 }
@@ -271,7 +271,7 @@ TRACE_EVENT(sroce_rx,
 			   __entry->qpn = pkt->bth ? sroce_bth_qpn(pkt->bth) : 0;
 			   __entry->sqpn = sroce_trace_pkt_sqpn(pkt);
 			   __entry->psn = pkt->bth ? sroce_bth_psn(pkt->bth) : 0;
-			   __entry->paylen = pkt->payload ? pkt->paylen : 0;),
+			   __entry->paylen = pkt->payoff ? pkt->paylen : 0;),
 	    TP_printk("%s qpn=%u sqpn=%d %s %s psn=%u len=%u",
 		      __get_str(dev), __entry->qpn, (int)__entry->sqpn,
 		      sroce_show_transport(__entry->opcode), __get_str(op),
