@@ -11,6 +11,7 @@
  */
 #include <linux/highmem.h>
 #include <linux/libnvdimm.h>
+#include <linux/skbuff.h>
 
 #include "sroce.h"
 
@@ -379,6 +380,145 @@ int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
 		if (err)
 			return err;
 		buf += chunk;
+		len -= chunk;
+		offset = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}
+
+/* Pages of a user region that @len bytes from @iova touch. */
+static unsigned long sroce_mr_span(const struct sroce_mr *mr, u64 iova,
+				   u32 len)
+{
+	u64 off = iova - mr->iova + mr->page_offset;
+
+	return ((off & ~PAGE_MASK) + len + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
+/**
+ * sroce_mr_attachable() - may these bytes of a region go out as its pages?
+ * @mr: the region; the caller checked the range with sroce_mr_check()
+ * @iova: the first address
+ * @len: bytes
+ *
+ * Only pinned user memory is attached, and only from SROCE_ZCOPY_MIN
+ * bytes on (fewer are cheaper to copy): a fast-registration region's pages
+ * are a ULP's, possibly slab memory that cannot be referenced page by
+ * page, and on-demand pages can be unmapped under a packet.
+ *
+ * Context: Any context.
+ * Return: true if sroce_mr_attach() takes them into an skb with no
+ * fragments yet.
+ */
+bool sroce_mr_attachable(const struct sroce_mr *mr, u64 iova, u32 len)
+{
+	return mr->type == SROCE_MR_USER && len >= SROCE_ZCOPY_MIN &&
+	       sroce_mr_span(mr, iova, len) < MAX_SKB_FRAGS;
+}
+
+/**
+ * sroce_mr_attach() - attach bytes of a user region to a packet as page
+ *	fragments, referencing each page
+ * @mr: the region; the caller checked the range with sroce_mr_check()
+ * @iova: the first address
+ * @skb: the packet, its payload so far in fragments (sroce_tx_alloc()
+ *	without a payload buffer)
+ * @len: bytes
+ *
+ * The pages stay until the skb is freed, however soon the region is
+ * deregistered and unpinned; until then their contents are the payload,
+ * so the work request the packet belongs to must not complete before the
+ * peer has it.  One fragment is always left for sroce_tx_seal().
+ *
+ * Context: Any context.
+ * Return: 0, or -EOPNOTSUPP (nothing attached) if the region is not user
+ * memory or the skb has too few fragments left.
+ */
+int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		    u32 len)
+{
+	u64 off = iova - mr->iova + mr->page_offset;
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	unsigned long idx = off >> PAGE_SHIFT;
+	unsigned int poff = off & ~PAGE_MASK;
+	unsigned int chunk;
+	struct page *page;
+
+	if (mr->type != SROCE_MR_USER ||
+	    shinfo->nr_frags + sroce_mr_span(mr, iova, len) >= MAX_SKB_FRAGS)
+		return -EOPNOTSUPP;
+	/* The application can write them under the packet: not ours. */
+	shinfo->flags |= SKBFL_SHARED_FRAG;
+	while (len) {
+		chunk = min_t(u32, len, PAGE_SIZE - poff);
+		page = mr->pages[idx];
+		get_page(page);
+		skb_fill_page_desc(skb, shinfo->nr_frags, page, poff, chunk);
+		skb->len += chunk;
+		skb->data_len += chunk;
+		skb->truesize += chunk;
+		len -= chunk;
+		poff = 0;
+		idx++;
+	}
+	return 0;
+}
+
+static int sroce_sge_attach_one(struct sroce_qp *qp, struct ib_pd *pd,
+				const struct sroce_sge *sge, u32 off,
+				struct sk_buff *skb, u32 len)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (sge->lkey == SROCE_LOCAL_DMA_LKEY)
+		return -EOPNOTSUPP;
+	mr = sroce_mr_get(sroce_qp_dev(qp), sge->lkey);
+	if (!mr)
+		return -EINVAL;
+	err = sroce_mr_check(mr, pd, sge->addr + off, len, 0);
+	if (!err)
+		err = sroce_mr_attach(mr, sge->addr + off, skb, len);
+	sroce_mr_put(mr);
+	return err;
+}
+
+/**
+ * sroce_sge_attach() - send bytes of a scatter/gather list without copying
+ *	them: the pages under them become fragments of the packet
+ * @qp: the QP whose work request the list belongs to
+ * @pd: the PD its keys must belong to
+ * @sge: the list
+ * @num_sge: entries in @sge
+ * @offset: bytes of the list to skip first
+ * @skb: the packet, its payload so far in fragments (sroce_tx_alloc()
+ *	without a payload buffer)
+ * @len: bytes to attach
+ *
+ * Each key is looked up and checked as for sroce_sge_copy(), then its
+ * bytes attached by sroce_mr_attach(), whose rules apply.
+ *
+ * Context: Any context.
+ * Return: 0; -EOPNOTSUPP where memory other than a user region is named
+ * or the fragments run out (the caller copies instead; @skb has some of
+ * the bytes attached and is to be freed); otherwise as sroce_sge_copy().
+ */
+int sroce_sge_attach(struct sroce_qp *qp, struct ib_pd *pd,
+		     const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		     struct sk_buff *skb, u32 len)
+{
+	u32 i, chunk;
+	int err;
+
+	for (i = 0; i < num_sge && len; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		chunk = min(len, sge[i].length - offset);
+		err = sroce_sge_attach_one(qp, pd, &sge[i], offset, skb, chunk);
+		if (err)
+			return err;
 		len -= chunk;
 		offset = 0;
 	}

@@ -548,11 +548,17 @@ static void sroce_push_ip6(struct sk_buff *skb, const struct sroce_av *av,
 	skb->protocol = htons(ETH_P_IPV6);
 }
 
+/* The ICRC field ends the linear area, or the fragment sroce_tx_seal() added. */
 static void sroce_put_icrc(struct sk_buff *skb)
 {
 	__le32 icrc = sroce_icrc(skb);
 
-	memcpy(skb_tail_pointer(skb) - SROCE_ICRC_SIZE, &icrc, sizeof(icrc));
+	if (skb_is_nonlinear(skb))
+		skb_store_bits(skb, skb->len - SROCE_ICRC_SIZE, &icrc,
+			       sizeof(icrc));
+	else
+		memcpy(skb_tail_pointer(skb) - SROCE_ICRC_SIZE, &icrc,
+		       sizeof(icrc));
 }
 
 /*

@@ -319,9 +319,45 @@ static u8 sroce_resp_read_opcode(const struct sroce_qp *qp,
 }
 
 /*
+ * The region a READ response's @paylen bytes come from, referenced; NULL
+ * when there is none for the key and range any more (or, for an XRC
+ * target, the SRQ whose PD names it is gone).
+ */
+static struct sroce_mr *sroce_resp_read_mr(struct sroce_qp *qp,
+					   struct sroce_resp_res *res,
+					   u32 paylen)
+{
+	struct sroce_mr *mr;
+
+	/* An XRC target reads with the PD of the SRQ the READ named. */
+	if (!sroce_xrc_res_hold(qp, res))
+		return NULL;
+	mr = sroce_rkey_get(qp, res->rkey, res->va, paylen,
+			    IB_ACCESS_REMOTE_READ);
+	sroce_xrc_resp_release(qp);
+	return mr;
+}
+
+/* The payload of a READ response from @mr: its pages, or a copy. */
+static int sroce_resp_read_payload(struct sroce_qp *qp, struct sroce_mr *mr,
+				   u64 va, struct sk_buff *skb, void *payload,
+				   u32 paylen)
+{
+	int err;
+
+	if (payload)
+		return sroce_mr_copy(qp, mr, va, payload, paylen,
+				     SROCE_FROM_MR);
+	err = sroce_mr_attach(mr, va, skb, paylen);
+	return err ? err : sroce_tx_seal(skb);
+}
+
+/*
  * The next packet of a READ response; NULL when out of memory, an
  * ERR_PTR: -EAGAIN while its on-demand memory is being faulted in,
- * -EACCES when the memory went away.
+ * -EACCES when the memory went away.  The payload goes as the region's
+ * pages where it is user memory (sroce_mr_attach()): the requester's READ
+ * completes only once it has the packet.
  */
 static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 					   struct sroce_resp_res *res)
@@ -329,40 +365,40 @@ static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 	u8 opcode = sroce_resp_read_opcode(qp, res);
 	const struct sroce_opcode_info *info = sroce_opcode(opcode);
 	u32 paylen = min(res->resid, qp->pmtu);
+	void *hdrs, *payload = NULL;
 	struct sroce_aeth *aeth;
-	void *hdrs, *payload;
 	struct sroce_mr *mr = NULL;
 	struct sk_buff *skb;
 	int err = 0;
 
+	if (paylen) {
+		mr = sroce_resp_read_mr(qp, res, paylen);
+		if (!mr)
+			return ERR_PTR(-EACCES);
+	}
 	skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, paylen,
 			     qp->dest_qpn, res->cur_psn, false, false, &hdrs,
-			     &payload);
+			     mr && sroce_mr_attachable(mr, res->va, paylen) ?
+			     NULL : &payload);
 	if (!skb)
-		return NULL;
+		goto put_mr;
 	if (info->flags & SROCE_OPF_AETH) {
 		aeth = hdrs + info->off_aeth;
 		aeth->smsn = sroce_aeth_pack(SROCE_AETH_ACK |
 					     SROCE_AETH_ACK_UNLIMITED,
 					     qp->resp.msn);
 	}
-	/* An XRC target reads with the PD of the SRQ the READ named. */
-	if (paylen && !sroce_xrc_res_hold(qp, res)) {
-		err = -EACCES;
-	} else if (paylen) {
-		mr = sroce_rkey_get(qp, res->rkey, res->va, paylen,
-				    IB_ACCESS_REMOTE_READ);
-		err = mr ? sroce_mr_copy(qp, mr, res->va, payload, paylen,
-					 SROCE_FROM_MR) : -EACCES;
-		if (mr)
-			sroce_mr_put(mr);
-		sroce_xrc_resp_release(qp);
-	}
+	if (mr)
+		err = sroce_resp_read_payload(qp, mr, res->va, skb, payload,
+					      paylen);
 	if (err) {
 		/* Being faulted in, or the memory went away under the READ. */
 		kfree_skb(skb);
-		return ERR_PTR(err == -EAGAIN ? -EAGAIN : -EACCES);
+		skb = ERR_PTR(err == -EAGAIN ? -EAGAIN : -EACCES);
 	}
+put_mr:
+	if (mr)
+		sroce_mr_put(mr);
 	return skb;
 }
 

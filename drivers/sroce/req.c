@@ -153,6 +153,67 @@ static int sroce_req_copy_payload(struct sroce_qp *qp, u32 idx,
 			      payload, len, SROCE_FROM_MR);
 }
 
+/*
+ * Whether a packet's payload goes out as the pages of the sender's memory
+ * (sroce_sge_attach()) rather than a copy.  Only for reliable transports,
+ * whose work request completes after the peer acknowledged the packet:
+ * UC and UD complete when the packet is sent, and the application may
+ * rewrite the buffer while the packet still waits in a queue.  A small
+ * payload is cheaper to copy than to reference page by page.
+ */
+static bool sroce_req_zcopy(struct sroce_qp *qp, const struct sroce_swqe *w,
+			    u32 paylen)
+{
+	return sroce_qp_reliable(qp) && !(w->flags & SROCE_SEND_INLINE) &&
+	       paylen >= SROCE_ZCOPY_MIN;
+}
+
+/*
+ * The packet carrying @paylen bytes of @w from @offset: the pages attached
+ * where they can be, else a copy.  Return: the packet, or NULL with @err
+ * set (-ENOMEM: try again later).
+ */
+static struct sk_buff *sroce_req_data_skb(struct sroce_qp *qp,
+					  struct sroce_swqe *w, u8 opcode,
+					  u32 offset, u32 paylen, u32 dqpn,
+					  bool ackreq, bool se, void **hdrs,
+					  int *err)
+{
+	struct sk_buff *skb;
+	void *payload;
+
+	if (sroce_req_zcopy(qp, w, paylen)) {
+		skb = sroce_req_alloc(qp, w, opcode, paylen, dqpn, ackreq, se,
+				      hdrs, NULL);
+		if (!skb)
+			goto no_mem;
+		*err = sroce_sge_attach(qp, qp->ibqp.pd,
+					sroce_sq_sges(qp, qp->req.idx),
+					w->num_sge, offset, skb, paylen);
+		if (!*err)
+			*err = sroce_tx_seal(skb);
+		if (!*err)
+			return skb;
+		kfree_skb(skb);
+		if (*err != -EOPNOTSUPP)
+			return NULL;
+	}
+	skb = sroce_req_alloc(qp, w, opcode, paylen, dqpn, ackreq, se, hdrs,
+			      &payload);
+	if (!skb)
+		goto no_mem;
+	*err = sroce_req_copy_payload(qp, qp->req.idx, w, offset, payload,
+				      paylen);
+	if (!*err)
+		return skb;
+	kfree_skb(skb);
+	return NULL;
+
+no_mem:
+	*err = -ENOMEM;
+	return NULL;
+}
+
 /* Fill the extension headers of a SEND or WRITE packet. */
 static void sroce_req_fill_hdrs(struct sroce_qp *qp, struct sroce_swqe *w,
 				u8 opcode, u8 *hdrs)
@@ -192,8 +253,8 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 	bool ud = sroce_qp_transport(qp) == SROCE_TRANSPORT_UD;
 	u32 offset = qp->req.offset, dqpn, paylen, mtu = qp->pmtu;
 	bool first = !offset, last, ackreq;
-	void *hdrs, *payload;
 	u8 opcode;
+	void *hdrs;
 	int err;
 
 	if (ud) {
@@ -215,20 +276,16 @@ static enum sroce_req_step sroce_req_send_write(struct sroce_qp *qp,
 	ackreq = sroce_qp_reliable(qp) &&
 		 (last || qp->req.since_ackreq + 1 >= SROCE_ACKREQ_EVERY);
 	dqpn = ud ? w->ud.remote_qpn : qp->dest_qpn;
-	out->skb = sroce_req_alloc(qp, w, opcode, paylen, dqpn, ackreq,
-				   last && (w->flags & SROCE_SEND_SOLICITED),
-				   &hdrs, &payload);
-	if (!out->skb)
+	out->skb = sroce_req_data_skb(qp, w, opcode, offset, paylen, dqpn,
+				      ackreq,
+				      last && (w->flags & SROCE_SEND_SOLICITED),
+				      &hdrs, &err);
+	if (err == -ENOMEM)
 		return SROCE_REQ_STALLED;
-	err = sroce_req_copy_payload(qp, qp->req.idx, w, offset, payload,
-				     paylen);
-	if (err) {
-		kfree_skb(out->skb);
-		out->skb = NULL;
-		if (err == -EAGAIN)
-			return SROCE_REQ_FAULTING;
+	if (err == -EAGAIN)
+		return SROCE_REQ_FAULTING;
+	if (err)
 		return sroce_req_fail(qp, w, IB_WC_LOC_PROT_ERR);
-	}
 	sroce_req_fill_hdrs(qp, w, opcode, hdrs);
 	out->av = ud ? w->ud.av : qp->av;
 	if (first) {

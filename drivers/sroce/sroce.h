@@ -1447,6 +1447,14 @@ int sroce_sge_prepare(struct sroce_qp *qp, const struct sroce_sge *sge,
 int sroce_sge_copy(struct sroce_qp *qp, struct ib_pd *pd,
 		   const struct sroce_sge *sge, u32 num_sge, u32 offset,
 		   void *buf, u32 len, enum sroce_copy_dir dir);
+/* Payloads from this size on go out as the sender's pages, not a copy. */
+#define SROCE_ZCOPY_MIN 1024
+bool sroce_mr_attachable(const struct sroce_mr *mr, u64 iova, u32 len);
+int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
+		    u32 len);
+int sroce_sge_attach(struct sroce_qp *qp, struct ib_pd *pd,
+		     const struct sroce_sge *sge, u32 num_sge, u32 offset,
+		     struct sk_buff *skb, u32 len);
 
 /* ioctl.c */
 extern const struct uapi_definition sroce_uapi_defs[];
@@ -1633,6 +1641,7 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,
 			       u8 opcode, u32 paylen, u32 dqpn, u32 psn,
 			       bool ackreq, bool se, void **hdrs,
 			       void **payload);
+int sroce_tx_seal(struct sk_buff *skb);
 
 /* verbs.c */
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);

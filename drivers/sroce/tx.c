@@ -4,6 +4,7 @@
  * headers, the payload and its pad.  The IP and UDP headers and the ICRC
  * are added when the packet is sent (net.c).
  */
+#include <linux/mm.h>
 #include <linux/skbuff.h>
 
 #include "hdr.h"
@@ -22,10 +23,13 @@
  * @se: set Solicited Event
  * @hdrs: set to the BTH; extension headers are at the opcode's offsets
  *	from it, zeroed
- * @payload: set to where @paylen bytes of payload go
+ * @payload: set to where @paylen bytes of payload go; or NULL: the
+ *	caller attaches them as page fragments (sroce_sge_attach()) and then
+ *	closes the packet with sroce_tx_seal()
  *
  * Context: Any context.
- * Return: the packet, data from the BTH to the (unfilled) ICRC, or NULL.
+ * Return: the packet, data from the BTH to the (unfilled) ICRC, or to the
+ * end of the headers when @payload is NULL; or NULL.
  */
 struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,
 			       u8 opcode, u32 paylen, u32 dqpn, u32 psn,
@@ -36,9 +40,11 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,
 	u32 pad = (-paylen) & 3;
 	struct sroce_bth *bth;
 	struct sk_buff *skb;
+	u32 len = info->hdr_len;
 
-	skb = sroce_net_alloc_skb(sdev, info->hdr_len + paylen + pad +
-				  SROCE_ICRC_SIZE);
+	if (payload)
+		len += paylen + pad + SROCE_ICRC_SIZE;
+	skb = sroce_net_alloc_skb(sdev, len);
 	if (!skb)
 		return NULL;
 	bth = (struct sroce_bth *)skb->data;
@@ -50,8 +56,42 @@ struct sk_buff *sroce_tx_alloc(struct sroce_dev *sdev, struct sroce_qp *qp,
 	bth->qpn = cpu_to_be32(dqpn & SROCE_24BIT_MASK);
 	bth->apsn = cpu_to_be32((psn & SROCE_24BIT_MASK) |
 				(ackreq ? SROCE_BTH_ACKREQ : 0));
-	memset(skb->data + info->hdr_len + paylen, 0, pad + SROCE_ICRC_SIZE);
 	*hdrs = bth;
-	*payload = skb->data + info->hdr_len;
+	if (payload) {
+		memset(skb->data + info->hdr_len + paylen, 0,
+		       pad + SROCE_ICRC_SIZE);
+		*payload = skb->data + info->hdr_len;
+	}
 	return skb;
+}
+
+/**
+ * sroce_tx_seal() - close a packet whose payload is in page fragments
+ * @skb: from sroce_tx_alloc() without a payload buffer, the payload
+ *	attached
+ *
+ * The pad and the ICRC field go in one more fragment, zeroed, of memory
+ * sroce owns: net.c writes the ICRC there when the packet leaves the host.
+ *
+ * Context: Any context.
+ * Return: 0, or -ENOMEM.
+ */
+int sroce_tx_seal(struct sk_buff *skb)
+{
+	const struct sroce_bth *bth = (const struct sroce_bth *)skb->data;
+	u32 len = sroce_bth_padcnt(bth) + SROCE_ICRC_SIZE;
+	struct page *page;
+	void *tail;
+
+	tail = netdev_alloc_frag(len);
+	if (!tail)
+		return -ENOMEM;
+	memset(tail, 0, len);
+	page = virt_to_head_page(tail);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page,
+			   tail - page_address(page), len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+	return 0;
 }
