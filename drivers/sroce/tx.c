@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tx.c - building packets: the BTH, room for the opcode's extension
- * headers, the payload and its pad.  The IP and UDP headers and the ICRC
- * are added when the packet is sent (net.c).
+ * headers, the payload and its pad, the payload either in the linear area
+ * or in page fragments the caller attaches (mem.c).  The IP and UDP
+ * headers and the ICRC are added when the packet is sent (net.c).
  */
 #include <linux/mm.h>
 #include <linux/skbuff.h>
