@@ -28,16 +28,46 @@ ROWS = [
     ("write_bw_64k", "bw_MBps", "ib_write_bw 64 KiB (MB/s)", "higher", 4.0),
     ("read_bw_64k", "bw_MBps", "ib_read_bw 64 KiB (MB/s)", "higher", 4.0),
     ("send_bw_64k", "bw_MBps", "ib_send_bw 64 KiB (MB/s)", "higher", 4.0),
+    ("write_bw_64k_m1024", "bw_MBps", "ib_write_bw 64 KiB, MTU 1024 (MB/s)", "higher", 4.0),
+    ("read_bw_64k_m1024", "bw_MBps", "ib_read_bw 64 KiB, MTU 1024 (MB/s)", "higher", 4.0),
+    ("send_bw_64k_m1024", "bw_MBps", "ib_send_bw 64 KiB, MTU 1024 (MB/s)", "higher", 4.0),
+    ("wire_write_bw_64k", "bw_MBps", "two guests: ib_write_bw 64 KiB (MB/s)", "higher", 3.0),
+    ("wire_read_bw_64k", "bw_MBps", "two guests: ib_read_bw 64 KiB (MB/s)", "higher", 3.0),
+    ("wire_send_bw_64k", "bw_MBps", "two guests: ib_send_bw 64 KiB (MB/s)", "higher", 3.0),
+    ("wire_write_bw_64k_m1024", "bw_MBps", "two guests: ib_write_bw 64 KiB, MTU 1024 (MB/s)",
+     "higher", 3.0),
+    ("wire_read_bw_64k_m1024", "bw_MBps", "two guests: ib_read_bw 64 KiB, MTU 1024 (MB/s)",
+     "higher", 3.0),
+    ("wire_send_bw_64k_m1024", "bw_MBps", "two guests: ib_send_bw 64 KiB, MTU 1024 (MB/s)",
+     "higher", 3.0),
+    ("write_rate_64_q1", "rate_Mpps", "ib_write_bw 64 B, 1 QP (Mmsg/s)", "higher", None),
     ("write_rate_64_q4", "rate_Mpps", "ib_write_bw 64 B, 4 QPs (Mmsg/s)", "higher", 4.0),
+    ("write_rate_64_q16", "rate_Mpps", "ib_write_bw 64 B, 16 QPs (Mmsg/s)", "higher", None),
+    ("write_rate_64_q64", "rate_Mpps", "ib_write_bw 64 B, 64 QPs (Mmsg/s)", "higher", 4.0),
+    ("scale_1000", "setup_s", "1,000 RC QPs: create + connect (s)", "lower", None),
+    ("scale_10000", "setup_s", "10,000 RC QPs: create + connect (s)", "lower", None),
+    ("scale_1000", "mem_per_qp_b", "1,000 RC QPs: memory per QP (B)", "lower", 1.0),
+    ("scale_10000", "mem_per_qp_b", "10,000 RC QPs: memory per QP (B)", "lower", 1.0),
+    ("scale_10000", "kmem_per_qp_b", "10,000 RC QPs: slab + vmalloc per QP (B)", "lower", None),
+    ("scale_4", "rate_Mpps", "4 RC QPs busy, 64 B WRITEs (Mmsg/s)", "higher", None),
+    ("scale_10000", "rate_Mpps", "10,000 RC QPs busy, 64 B WRITEs (Mmsg/s)", "higher", None),
     ("send_lat_2", "lat_us", "ib_send_lat 2 B (us, median)", "lower", 0.5),
     ("write_lat_2", "lat_us", "ib_write_lat 2 B (us, median)", "lower", 0.5),
     ("read_lat_2", "lat_us", "ib_read_lat 2 B (us, median)", "lower", 0.5),
+    ("send_lat_2", "lat_p99_us", "ib_send_lat 2 B (us, p99)", "lower", 0.5),
+    ("write_lat_2", "lat_p99_us", "ib_write_lat 2 B (us, p99)", "lower", 0.5),
+    ("read_lat_2", "lat_p99_us", "ib_read_lat 2 B (us, p99)", "lower", 0.5),
+    ("write_bw_64k", "cpu_s_per_GiB", "ib_write_bw 64 KiB (CPU s/GiB)", "lower", 0.33),
+    ("read_bw_64k", "cpu_s_per_GiB", "ib_read_bw 64 KiB (CPU s/GiB)", "lower", 0.33),
+    ("send_bw_64k", "cpu_s_per_GiB", "ib_send_bw 64 KiB (CPU s/GiB)", "lower", 0.33),
     ("nvme_randread_4k_qd32", "iops", "NVMe-oF 4 KiB randread QD32 (IOPS)", "higher", 2.0),
     ("nvme_seqread_128k_qd16", "bw_MiBps", "NVMe-oF 128 KiB seq read QD16 (MiB/s)", "higher", 3.0),
 ]
 MEMCPY = ("memcpy_64k", "bw_MBps")
 MEMCPY_BIG = ("memcpy_64m", "bw_MBps")
 MEMCPY_TARGET = 0.5
+# The message rate with 10,000 QPs busy, as a share of the rate with 4.
+SCALE_TARGET = 0.5
 
 
 def num(v):
@@ -113,7 +143,7 @@ def analyse(samples):
             B: {"median": mb, "samples": vb, "failed": failures(samples, B, work)},
             "ratio": ratio,
             "target": (">= " if better == "higher" else "<= ") + f"{target:g}x"
-                      if B == "rxe" else "-",
+                      if B == "rxe" and target is not None else "-",
             "verdict": verdict(ratio, better, target) if B == "rxe" else "-",
         })
     mc = values(samples, "cpu", *MEMCPY)
@@ -130,6 +160,12 @@ def analyse(samples):
         "verdict": ("-" if frac[A] is None else
                     "met" if frac[A] >= MEMCPY_TARGET else "not met"),
     }
+    held = {}
+    for dev in (A, B):
+        r4 = median(values(samples, dev, "scale_4", "rate_Mpps"))
+        r10k = median(values(samples, dev, "scale_10000", "rate_Mpps"))
+        held[dev] = r10k / r4 if r4 and r10k is not None else None
+    memcpy["scale_rate_held"] = held
     sweep = {}
     for dev in (A, B):
         pts = {}
@@ -155,6 +191,10 @@ def table(rows, memcpy):
     fa, fb = memcpy["write_bw_64k_fraction"][A], memcpy["write_bw_64k_fraction"][B]
     lines.append(("64 KiB WRITE / memcpy 64 KiB", fmt(fa), fmt(fb), "-",
                   memcpy["target"], memcpy["verdict"]))
+    held = memcpy["scale_rate_held"]
+    lines.append(("rate at 10,000 QPs / at 4 QPs", fmt(held[A]), fmt(held[B]), "-",
+                  f">= {SCALE_TARGET:g}", "-" if held[A] is None else
+                  "met" if held[A] >= SCALE_TARGET else "not met"))
     lines.append(("memcpy 64 KiB, one core (MB/s)", fmt(memcpy["memcpy_64k_MBps"]["median"]),
                   "", "", "", ""))
     lines.append(("memcpy 64 MiB, one core (MB/s)", fmt(memcpy["memcpy_64m_MBps"]["median"]),

@@ -20,9 +20,11 @@
 # result for a device.
 #
 # Environment: BENCH_RUNS (3), BENCH_SECS (3), BENCH_LAT_N (1000),
-# BENCH_FIO_SECS (10), BENCH_SWEEP, BENCH_KINDS, BENCH_BASE_KO, BENCH_SKIP
+# BENCH_FIO_SECS (10), BENCH_SWEEP, BENCH_SCALE, BENCH_KINDS, BENCH_BASE_KO,
+# BENCH_SKIP
 # (see tests/bench/guest.sh); BENCH_GUEST_TIMEOUT (seconds, default 7200);
-# BENCH_DOC (1).  With two BENCH_KINDS the report compares the first with
+# BENCH_DOC (1).  Then the same devices over a wire between two guests
+# (tests/bench/pair.sh; BENCH_SKIP="wire" leaves it out).  With two BENCH_KINDS the report compares the first with
 # the second (a change: BENCH_KINDS="sroce sroce-base"), and leaves
 # Documentation/ alone unless they are sroce and rxe.
 set -euo pipefail
@@ -42,8 +44,8 @@ mkdir -p "$xfer"
 mv "$out.build.log" "$out/build.log"
 {
 	echo "export SROCE_ROOT=$root BENCH_OUT=/run/xfer/bench"
-	for v in BENCH_RUNS BENCH_SECS BENCH_LAT_N BENCH_FIO_SECS BENCH_SWEEP BENCH_KINDS \
-		BENCH_BASE_KO BENCH_SKIP; do
+	for v in BENCH_RUNS BENCH_SECS BENCH_LAT_N BENCH_FIO_SECS BENCH_SWEEP BENCH_SCALE \
+		BENCH_KINDS BENCH_BASE_KO BENCH_SKIP; do
 		[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
 	done
 	echo "bash $root/tests/bench/guest.sh"
@@ -54,12 +56,34 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: sroce $commit; guest log: $xfer/job.log (timeout ${timeout_s}s)"
 rc=0
 scripts/vm/run-guest.sh -x "$xfer" -t "$timeout_s" || rc=$?
-load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 if [ $rc != 0 ]; then
 	echo "bench: the guest ended with status $rc; the last of its log:" >&2
 	tail -n 20 "$xfer/job.log" >&2 || true
 fi
 [ -s "$xfer/bench/samples.tsv" ] || { echo "bench: no samples" >&2; exit 1; }
+
+# The wire between two guests (tests/bench/pair.sh); its samples join the
+# others.
+if [[ " ${BENCH_SKIP:-} " != *" wire "* ]]; then
+	pair=$out/pair
+	mkdir -p "$pair"
+	{
+		echo "export SROCE_ROOT=$root BENCH_OUT=/run/xfer/bench"
+		for v in BENCH_RUNS BENCH_SECS BENCH_KINDS; do
+			[ -n "${!v:-}" ] && printf 'export %s=%q\n' "$v" "${!v}"
+		done
+		echo "bash $root/tests/bench/pair.sh"
+	} >"$pair/job.sh"
+	echo "bench: the two-guest wire; guest logs: $pair/{a,b}/job.log"
+	if scripts/vm/run-pair.sh -x "$pair" -t "$timeout_s"; then
+		cat "$pair/b/bench/samples.tsv" >>"$xfer/bench/samples.tsv"
+	else
+		echo "bench: the two-guest run failed; the last of guest b's log:" >&2
+		tail -n 20 "$pair/b/job.log" >&2 || true
+		rc=1
+	fi
+fi
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 
 doc=${BENCH_DOC:-1}
 rst=$out/performance-results.rst png=$out/bench-bandwidth.png

@@ -23,11 +23,12 @@
 #   BENCH_LAT_N    iterations of each latency measurement (default 1000)
 #   BENCH_FIO_SECS seconds of each fio measurement (default 10)
 #   BENCH_SWEEP    message sizes of the ib_write_bw sweep (for the plot)
+#   BENCH_SCALE    QP counts of the scale workload (default "4 1000 10000")
 #   BENCH_KINDS    the devices, in the order of each run (default "sroce rxe");
 #                  "sroce-base" is sroce built from BENCH_BASE_KO
 #   BENCH_BASE_KO  another build of sroce.ko, to measure a change against
 #                  the one before it in one guest
-#   BENCH_SKIP     workload groups to leave out: perf sweep nvme memcpy
+#   BENCH_SKIP     workload groups to leave out: perf scale sweep nvme memcpy
 #
 # Results: $BENCH_OUT/samples.tsv, one measurement a line:
 #   run <TAB> device <TAB> workload <TAB> metric <TAB> value
@@ -47,6 +48,7 @@ SECS=${BENCH_SECS:-3}
 LAT_N=${BENCH_LAT_N:-1000}
 FIO_SECS=${BENCH_FIO_SECS:-10}
 SWEEP=${BENCH_SWEEP:-"256 1024 4096 16384 65536 262144 1048576"}
+SCALE=${BENCH_SCALE:-"4 1000 10000"}
 KINDS=${BENCH_KINDS:-"sroce rxe"}
 SKIP=${BENCH_SKIP:-}
 TOOL_TIMEOUT=180
@@ -161,20 +163,39 @@ perf_keep() {
 # message size.
 perf_line() { awk -v s="$1" '$1 == s && $2 ~ /^[0-9]+$/ { print; exit }' "$PERF_LOG"; }
 
-# bw NAME TOOL SIZE ARGS...: bandwidth (MB/s as perftest counts) and
-# message rate (Mpps).  A run that fails is tried again, and so is one
-# whose clock failed: perftest converts TSC cycles to time, and on a loaded
-# emulated host now and then prints a bandwidth of 0 for a run that did
-# complete messages.  No message completed at all is a result (0).
+# cpu_busy: the guest's busy CPU time so far, all CPUs, in USER_HZ ticks
+# (/proc/stat: everything but idle and iowait).
+cpu_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat; }
+
+# cpu_cost TICKS LINE: guest CPU seconds per GiB moved: TICKS of busy CPU
+# over the whole perftest run (both ends, the kernel threads and
+# interrupts; setup and teardown included, the same for every device)
+# for the bytes of the measured window (perftest's MB/s, of 2^20 bytes,
+# times its -D seconds).
+cpu_cost() {
+	awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v s="$SECS" '$4 > 0 {
+		printf "%.3f", t / hz / ($4 * s / 1024) }' <<<"$2"
+}
+
+# bw NAME TOOL SIZE ARGS...: bandwidth (MB/s as perftest counts), message
+# rate (Mpps) and CPU cost (cpu_cost).  A run that fails is tried again,
+# and so is one whose clock failed: perftest converts TSC cycles to time,
+# and on a loaded emulated host now and then prints a bandwidth of 0 for a
+# run that did complete messages.  No message completed at all is a result
+# (0).
 bw() {
-	local name=$1 tool=$2 size=$3 line try
+	local name=$1 tool=$2 size=$3 line try cost busy
 	shift 3
 	for try in 1 2 3; do
+		busy=$(cpu_busy)
 		perf_pair "$name" "$tool" -s "$size" -D "$SECS" "$@" &&
 			line=$(perf_line "$size") && [ -n "$line" ] || continue
+		busy=$(($(cpu_busy) - busy))
 		if awk '$2 > 0 && !($4 > 0) { exit 1 }' <<<"$line"; then
 			sample "$name" bw_MBps "$(awk '{ print $4 }' <<<"$line")"
 			sample "$name" rate_Mpps "$(awk '{ print $5 }' <<<"$line")"
+			cost=$(cpu_cost "$busy" "$line")
+			[ -z "$cost" ] || sample "$name" cpu_s_per_GiB "$cost"
 			return
 		fi
 		log "$name on $DEV: perftest's clock failed ($line), again"
@@ -182,20 +203,22 @@ bw() {
 	sample "$name" bw_MBps nan
 }
 
-# lat NAME TOOL: 2-byte latency, perftest's t_typical (its median) and
-# t_avg, in microseconds.  perftest prints "inf" when its clock
+# lat NAME TOOL: 2-byte latency, perftest's t_typical (its median), t_avg
+# and 99th percentile, in microseconds.  perftest prints "inf" when its clock
 # calibration fails under emulation (on a loaded host, now and then): such
 # a run measured nothing and is tried again, up to three times in all.
 lat() {
-	local name=$1 tool=$2 line typ avg try
+	local name=$1 tool=$2 line typ avg p99 try
 	for try in 1 2 3; do
 		perf_pair "$name" "$tool" -s 2 -n "$LAT_N" && line=$(perf_line 2) &&
 			[ -n "$line" ] || continue
 		typ=$(awk '{ print $5 }' <<<"$line")
 		avg=$(awk '{ print $6 }' <<<"$line")
-		if [[ $typ =~ ^[0-9.]+$ && $avg =~ ^[0-9.]+$ ]]; then
+		p99=$(awk '{ print $8 }' <<<"$line")
+		if [[ $typ =~ ^[0-9.]+$ && $avg =~ ^[0-9.]+$ && $p99 =~ ^[0-9.]+$ ]]; then
 			sample "$name" lat_us "$typ"
 			sample "$name" lat_avg_us "$avg"
+			sample "$name" lat_p99_us "$p99"
 			return
 		fi
 		log "$name on $DEV: perftest's clock failed (t_typical $typ), again"
@@ -204,13 +227,45 @@ lat() {
 }
 
 perf_all() {
+	local q
 	bw write_bw_64k ib_write_bw 65536
 	bw read_bw_64k ib_read_bw 65536
 	bw send_bw_64k ib_send_bw 65536
-	bw write_rate_64_q4 ib_write_bw 64 -q 4
+	# The path MTU of a 1500-byte Ethernet.
+	bw write_bw_64k_m1024 ib_write_bw 65536 -m 1024
+	bw read_bw_64k_m1024 ib_read_bw 65536 -m 1024
+	bw send_bw_64k_m1024 ib_send_bw 65536 -m 1024
+	for q in 1 4 16 64; do
+		bw write_rate_64_q$q ib_write_bw 64 -q $q
+	done
 	lat send_lat_2 ib_send_lat
 	lat write_lat_2 ib_write_lat
 	lat read_lat_2 ib_read_lat
+}
+
+# scale QPS: QPS RC QPs (QPS/2 connections, both ends here) created and
+# connected, then a 64-byte WRITE outstanding on every connection
+# (sroce_qp_scale): seconds to set up, memory per QP (the fall of MemFree;
+# and of that, the growth of slab and vmalloc) and the message rate.
+scale() {
+	local qps=$1 name=scale_$1 log=$OUT/logs/run$RUN-$KIND-scale_$1 line v
+	if ! line=$(timeout -k 5 $((TOOL_TIMEOUT * 5)) "$SROCE_PROGS/sroce_qp_scale" \
+		-d "$DEV" -g "$GID" -n $((qps / 2)) -s "$SECS" 2>"$log.err"); then
+		log "$name on $DEV failed: $(tail -n 1 "$log.err")"
+		sample "$name" rate_Mpps nan
+		return
+	fi
+	echo "$line" >"$log"
+	for v in setup_s mem_per_qp_b kmem_per_qp_b rate_Mpps; do
+		sample "$name" $v "$(grep -o "$v=[0-9.-]*" <<<"$line" | cut -d= -f2)"
+	done
+}
+
+scale_all() {
+	local q
+	for q in $SCALE; do
+		scale $q
+	done
 }
 
 sweep() {
@@ -327,6 +382,7 @@ meta secs "$SECS"
 meta lat_n "$LAT_N"
 meta fio_secs "$FIO_SECS"
 meta sweep "$SWEEP"
+meta scale "$SCALE"
 meta kinds "$KINDS"
 meta start "$(date -u +%FT%TZ)"
 
@@ -336,6 +392,7 @@ for RUN in $(seq "$RUNS"); do
 		log "=== run $RUN: $kind"
 		dev_up "$kind"
 		skipped perf || perf_all
+		skipped scale || scale_all
 		skipped sweep || sweep
 		skipped nvme || nvme_all
 		dev_down
