@@ -1577,6 +1577,7 @@ void sroce_req_kick(struct sroce_qp *qp);
 
 /* resp.c */
 void sroce_resp_rcv(struct sroce_pkt *pkt);
+void sroce_resp_reset(struct sroce_qp *qp);
 
 /* pkt.c */
 int sroce_pkt_read(const struct sroce_pkt *pkt, u32 off, void *buf, u32 len);
@@ -1585,7 +1586,6 @@ int sroce_pkt_to_sge(struct sroce_qp *qp, struct ib_pd *pd,
 		     const struct sroce_pkt *pkt, u32 off, u32 len);
 int sroce_pkt_to_mr(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
 		    const struct sroce_pkt *pkt);
-void sroce_resp_reset(struct sroce_qp *qp);
 
 /* rx.c */
 void sroce_rx(struct sroce_dev *sdev, struct sk_buff *skb);
