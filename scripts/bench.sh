@@ -24,9 +24,10 @@
 # BENCH_SKIP
 # (see tests/bench/guest.sh); BENCH_GUEST_TIMEOUT (seconds, default 7200);
 # BENCH_DOC (1).  Then the same devices over a wire between two guests
-# (tests/bench/pair.sh; BENCH_SKIP="wire" leaves it out).  With two BENCH_KINDS the report compares the first with
-# the second (a change: BENCH_KINDS="sroce sroce-base"), and leaves
-# Documentation/ alone unless they are sroce and rxe.
+# (tests/bench/pair.sh; BENCH_SKIP="wire" leaves it out).  With two
+# BENCH_KINDS the report compares the first with the second (a change:
+# BENCH_KINDS="sroce sroce-base"), and leaves Documentation/ alone unless
+# they are sroce and rxe.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

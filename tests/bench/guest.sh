@@ -245,8 +245,8 @@ perf_all() {
 
 # scale QPS: QPS RC QPs (QPS/2 connections, both ends here) created and
 # connected, then a 64-byte WRITE outstanding on every connection
-# (sroce_qp_scale): seconds to set up, memory per QP (the fall of MemFree;
-# and of that, the growth of slab and vmalloc) and the message rate.
+# (sroce_qp_scale): seconds to set up, memory per QP (the fall of MemFree,
+# and beside it the growth of slab and vmalloc) and the message rate.
 scale() {
 	local qps=$1 name=scale_$1 log=$OUT/logs/run$RUN-$KIND-scale_$1 line v
 	if ! line=$(timeout -k 5 $((TOOL_TIMEOUT * 5)) "$SROCE_PROGS/sroce_qp_scale" \

@@ -13,8 +13,9 @@
  * connecting took, divided by the QPs (CQs, PD and MR are shared and
  * small): the fall of MemFree in /proc/meminfo (everything: a driver that
  * maps pages it allocated itself into the kernel, as sroce does for its
- * rings, shows in neither Slab nor VmallocUsed), and of that the growth
- * of Slab and VmallocUsed.  Every completion must succeed.  Prints one
+ * rings, shows in neither Slab nor VmallocUsed), and beside it the growth
+ * of Slab and VmallocUsed (the per-CPU free page lists make either noisy
+ * for a few megabytes).  Every completion must succeed.  Prints one
  * line:
  *
  *   connections=N qps=2N setup_s=S mem_kib=M mem_per_qp_b=B kmem_kib=K
