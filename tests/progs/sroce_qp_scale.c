@@ -196,6 +196,10 @@ static double run_rate(struct scale *s, double secs)
 			if (n < 0)
 				die("ibv_poll_cq: %d", n);
 			c -= (unsigned int)n;
+			while (n--)
+				if (wc[n].status != IBV_WC_SUCCESS)
+					die("connection %lu: %s", (unsigned long)wc[n].wr_id,
+					    ibv_wc_status_str(wc[n].status));
 		}
 		if (now() - t > 60)
 			die("%u writes did not complete in 60 s", c);
