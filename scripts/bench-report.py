@@ -46,6 +46,7 @@ ROWS = [
     ("write_rate_64_q64", "rate_Mpps", "ib_write_bw 64 B, 64 QPs (Mmsg/s)", "higher", 4.0),
     ("scale_1000", "setup_s", "1,000 RC QPs: create + connect (s)", "lower", None),
     ("scale_10000", "setup_s", "10,000 RC QPs: create + connect (s)", "lower", None),
+    ("scale_10000", "teardown_s", "10,000 RC QPs: destroy (s)", "lower", None),
     ("scale_1000", "mem_per_qp_b", "1,000 RC QPs: memory per QP (B)", "lower", 1.0),
     ("scale_10000", "mem_per_qp_b", "10,000 RC QPs: memory per QP (B)", "lower", 1.0),
     ("scale_10000", "kmem_per_qp_b", "10,000 RC QPs: slab + vmalloc per QP (B)", "lower", None),

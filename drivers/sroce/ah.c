@@ -5,7 +5,11 @@
  *
  * A user address handle gets a number that the process's UD send WQEs name
  * it by; the send path copies the address vector out under RCU
- * (sroce_ah_lookup()), so a WQE never holds a pointer to an AH.
+ * (sroce_ah_lookup()), so a WQE never holds a pointer to an AH.  The
+ * number maps to a copy of the address (struct sroce_ah_num) freed after a
+ * grace period, not to the AH, which the core frees at once: destroying an
+ * AH never waits for a grace period, and a process with thousands of them
+ * exits quickly.
  */
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -99,18 +103,27 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	err = sroce_udata_none(udata);
 	if (err)
 		return err;
-	err = sroce_pool_add(&sdev->ah_pool, ah, &ah->ah_num, SROCE_GFP_OBJ);
+	ah->num = kmalloc(sizeof(*ah->num), SROCE_GFP_OBJ);
+	if (!ah->num)
+		return -ENOMEM;
+	ah->num->av = ah->av;
+	ah->num->pd = ibah->pd;
+	err = sroce_pool_add(&sdev->ah_pool, ah->num, &ah->ah_num,
+			     SROCE_GFP_OBJ);
 	if (err)
-		return err;
+		goto err_free_num;
 	resp.ah_num = ah->ah_num;
 	err = sroce_udata_out(udata, &resp, sizeof(resp));
-	if (err) {
-		sroce_pool_remove(&sdev->ah_pool, ah->ah_num);
-		synchronize_rcu();
-		return err;
-	}
+	if (err)
+		goto err_unpublish;
 	sroce_obj_created(SROCE_OBJ_AH);
 	return 0;
+
+err_unpublish:
+	sroce_pool_remove(&sdev->ah_pool, ah->ah_num);
+err_free_num:
+	kfree_rcu(ah->num, rcu);
+	return err;
 }
 
 /**
@@ -118,10 +131,10 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
  * @ibah: the AH; the core frees it on return
  * @flags: RDMA_DESTROY_AH_SLEEPABLE when the caller may sleep
  *
- * A user AH is unpublished and the RCU readers copying it out are waited
- * for; user AHs are always destroyed from process context.
+ * A user AH is unpublished; its number's entry is freed after the RCU
+ * readers copying it out are done, without waiting for them.
  *
- * Context: Any context for kernel AHs; process context for user AHs.
+ * Context: Any context.
  * Return: 0.
  */
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
@@ -131,7 +144,7 @@ int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 
 	if (ah->ah_num) {
 		sroce_pool_remove(&sdev->ah_pool, ah->ah_num);
-		synchronize_rcu();
+		kfree_rcu(ah->num, rcu);
 	}
 	sroce_obj_destroyed(SROCE_OBJ_AH);
 	return 0;
@@ -164,13 +177,13 @@ int sroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 bool sroce_ah_lookup(struct sroce_dev *sdev, u32 ah_num, struct ib_pd *pd,
 		     struct sroce_av *av)
 {
-	struct sroce_ah *ah;
+	struct sroce_ah_num *num;
 	bool found = false;
 
 	rcu_read_lock();
-	ah = sroce_pool_lookup_rcu(&sdev->ah_pool, ah_num);
-	if (ah && ah->ibah.pd == pd) {
-		*av = ah->av;
+	num = sroce_pool_lookup_rcu(&sdev->ah_pool, ah_num);
+	if (num && num->pd == pd) {
+		*av = num->av;
 		found = true;
 	}
 	rcu_read_unlock();

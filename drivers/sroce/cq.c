@@ -71,17 +71,17 @@ static void sroce_cq_notify_fn(struct irq_work *work)
 static void sroce_cq_fail_qps(struct sroce_cq *cq)
 {
 	struct sroce_dev *sdev = to_sdev(cq->ibcq.device);
+	struct sroce_qp_handle *h;
 	struct sroce_qp *qp;
 	unsigned long qpn;
 
 	rcu_read_lock();
-	xa_for_each(&sdev->qp_pool.xa, qpn, qp) {
-		if (qp->scq != cq && qp->rcq != cq)
-			continue;
-		qp = sroce_qp_get_rcu(sdev, qpn);
+	xa_for_each(&sdev->qp_pool.xa, qpn, h) {
+		qp = sroce_qp_handle_get(h);
 		if (!qp)
 			continue;
-		sroce_qp_error(qp, IB_EVENT_QP_FATAL);
+		if (qp->scq == cq || qp->rcq == cq)
+			sroce_qp_error(qp, IB_EVENT_QP_FATAL);
 		sroce_qp_put(qp);
 	}
 	rcu_read_unlock();

@@ -17,9 +17,12 @@
  * Lifetime.  Groups and their member entries are written under
  * sroce_mcast.lock, taken inside rtnl_lock and sroce_bind_lock, and read by
  * the receive path under RCU; both are freed after a grace period.  A
- * member entry points at its QP without a reference: ib_core refuses to
- * destroy a QP that is still attached, and destroy_qp detaches whatever is
- * left anyway before its own grace period (sroce_mcast_qp_detach_all()).
+ * member entry points at its QP's handle without a reference: ib_core
+ * refuses to destroy a QP that is still attached, and destroy_qp detaches
+ * whatever is left anyway (sroce_mcast_qp_detach_all()).  A reader that
+ * found the entry before that takes its reference through the handle,
+ * which outlives it (struct sroce_qp_handle), and finds none once the QP
+ * is being destroyed.
  */
 #include <linux/igmp.h>
 #include <linux/inetdevice.h>
@@ -54,7 +57,8 @@ struct sroce_mcast_grp {
  * struct sroce_mcast_member - one QP attached to a group
  * @node: entry in sroce_mcast_grp.members
  * @rcu: frees the entry after receive-path readers are done
- * @qp: the QP (not referenced; see the file comment)
+ * @qp: the QP (not referenced; see the file comment), for attach and detach
+ * @handle: its handle, for the receive path
  * @count: attach calls not yet matched by a detach; ib_core counts each
  *	in the QP's use count, so each must be undone
  */
@@ -62,6 +66,7 @@ struct sroce_mcast_member {
 	struct list_head node;
 	struct rcu_head rcu;
 	struct sroce_qp *qp;
+	struct sroce_qp_handle *handle;
 	u32 count;
 };
 
@@ -217,6 +222,7 @@ static int sroce_mcast_attach_locked(struct sroce_dev *sdev,
 		}
 	}
 	m->qp = qp;
+	m->handle = qp->handle;
 	m->count = 1;
 	list_add_tail_rcu(&m->node, &grp->members);
 	grp->num_qp++;
@@ -388,6 +394,7 @@ void sroce_mcast_rx(struct sroce_pkt *pkt)
 	struct sroce_mcast_member *m;
 	struct sroce_mcast_grp *grp;
 	struct in6_addr mgid;
+	struct sroce_qp *qp;
 	bool found = false;
 
 	sroce_mcast_pkt_mgid(pkt->skb, &mgid);
@@ -397,12 +404,13 @@ void sroce_mcast_rx(struct sroce_pkt *pkt)
 		if (!ipv6_addr_equal(&grp->mgid, &mgid))
 			continue;
 		list_for_each_entry_rcu(m, &grp->members, node) {
-			if (!refcount_inc_not_zero(&m->qp->ref))
+			qp = sroce_qp_handle_get(m->handle);
+			if (!qp)
 				continue;
 			found = true;
-			pkt->qp = m->qp;
+			pkt->qp = qp;
 			sroce_rx_to_qp(pkt);
-			sroce_qp_put(m->qp);
+			sroce_qp_put(qp);
 		}
 		break;
 	}

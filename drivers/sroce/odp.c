@@ -514,7 +514,7 @@ void sroce_odp_fault_queue(struct sroce_qp *qp, struct sroce_mr *mr, u64 uva,
 	f->uva = uva;
 	f->len = len;
 	f->write = write;
-	refcount_inc(&qp->ref);
+	sroce_qp_get(qp);
 	if (!queue_work(sroce_wq, &f->work)) {
 		/* Cannot happen while busy was clear; undone all the same. */
 		sroce_mr_put(mr);

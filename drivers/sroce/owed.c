@@ -154,7 +154,7 @@ static void sroce_resp_sched(struct sroce_qp *qp)
 {
 	if (READ_ONCE(qp->dead))
 		return;
-	refcount_inc(&qp->ref);
+	sroce_qp_get(qp);
 	if (!queue_work(sroce_resp_wq, &qp->resp.work))
 		sroce_qp_put(qp);
 }

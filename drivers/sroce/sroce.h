@@ -293,16 +293,33 @@ struct sroce_av {
 };
 
 /**
+ * struct sroce_ah_num - what a user AH's number maps to (sroce_dev.ah_pool)
+ * @av: a copy of the AH's destination
+ * @pd: the AH's PD, compared with the sending QP's, never dereferenced
+ * @rcu: frees the entry after the send paths copying it out are done
+ *
+ * The core frees the AH when destroy_ah returns; this outlives it by a
+ * grace period (kfree_rcu()), so destroy_ah need not wait for one.
+ */
+struct sroce_ah_num {
+	struct sroce_av av;
+	const struct ib_pd *pd;
+	struct rcu_head rcu;
+};
+
+/**
  * struct sroce_ah - an address handle
  * @ibah: the core's AH; the core allocates this struct around it
  * @av: the destination
  * @ah_num: for user AHs, the number user UD WQEs name it by (in
  *	sroce_dev.ah_pool); 0 for kernel AHs
+ * @num: for user AHs, what @ah_num maps to
  */
 struct sroce_ah {
 	struct ib_ah ibah;
 	struct sroce_av av;
 	u32 ah_num;
+	struct sroce_ah_num *num;
 };
 
 /**
@@ -971,11 +988,29 @@ struct sroce_resp {
 };
 
 /**
+ * struct sroce_qp_handle - what a QP number maps to (sroce_dev.qp_pool)
+ * @ref: the QP's references: one from creation, one per lookup by the
+ *	receive path, one per scheduled work item
+ * @qp: the QP; read only by a holder of a reference
+ * @rcu: frees the handle a grace period after the QP is destroyed
+ *
+ * The core frees struct sroce_qp as soon as destroy_qp returns, while a
+ * lookup under RCU may still be looking at what the number mapped to.
+ * What it looks at is the handle, freed only after a grace period: a
+ * lookup that comes too late finds @ref zero and never reads @qp, so
+ * destroy_qp need not wait for a grace period itself.
+ */
+struct sroce_qp_handle {
+	refcount_t ref;
+	struct sroce_qp *qp;
+	struct rcu_head rcu;
+};
+
+/**
  * struct sroce_qp - a queue pair
  * @ibqp: the core's QP; the core allocates this struct around it
- * @ref: references: one from creation, one per lookup by the receive path,
- *	one per scheduled work item
- * @released: completed when @ref reaches zero
+ * @handle: its number's handle, holding its references
+ * @released: completed when the references in @handle reach zero
  * @modify_lock: serialises modify_qp and query_qp; process context
  * @state: enum ib_qp_state.  modify_qp moves it under @modify_lock with
  *	both @resp.lock and @sq.lock held (sroce_qp_set_state(),
@@ -1038,7 +1073,7 @@ struct sroce_resp {
  */
 struct sroce_qp {
 	struct ib_qp ibqp;
-	refcount_t ref;
+	struct sroce_qp_handle *handle;
 	struct completion released;
 	struct mutex modify_lock; /* modify_qp, query_qp */
 	u32 state;
@@ -1511,8 +1546,15 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 struct sroce_qp *sroce_qp_get_rcu(struct sroce_dev *sdev, u32 qpn);
+struct sroce_qp *sroce_qp_handle_get(struct sroce_qp_handle *h);
 void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_sched_req(struct sroce_qp *qp);
+
+/* Another reference to a QP the caller holds one to. */
+static inline void sroce_qp_get(struct sroce_qp *qp)
+{
+	refcount_inc(&qp->handle->ref);
+}
 
 /* qp_state.c */
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

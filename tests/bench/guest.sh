@@ -246,7 +246,8 @@ perf_all() {
 # scale QPS: QPS RC QPs (QPS/2 connections, both ends here) created and
 # connected, then a 64-byte WRITE outstanding on every connection
 # (sroce_qp_scale): seconds to set up, memory per QP (the fall of MemFree,
-# and beside it the growth of slab and vmalloc) and the message rate.
+# and beside it the growth of slab and vmalloc), the message rate, and
+# seconds to destroy every QP.
 scale() {
 	local qps=$1 name=scale_$1 log=$OUT/logs/run$RUN-$KIND-scale_$1 line v
 	if ! line=$(timeout -k 5 $((TOOL_TIMEOUT * 5)) "$SROCE_PROGS/sroce_qp_scale" \
@@ -256,7 +257,7 @@ scale() {
 		return
 	fi
 	echo "$line" >"$log"
-	for v in setup_s mem_per_qp_b kmem_per_qp_b rate_Mpps; do
+	for v in setup_s mem_per_qp_b kmem_per_qp_b rate_Mpps teardown_s; do
 		sample "$name" $v "$(grep -o "$v=[0-9.-]*" <<<"$line" | cut -d= -f2)"
 	done
 }
