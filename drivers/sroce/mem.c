@@ -401,19 +401,116 @@ static unsigned long sroce_mr_span(const struct sroce_mr *mr, u64 iova,
  * @iova: the first address
  * @len: bytes
  *
- * Only pinned user memory is attached, and only from SROCE_ZCOPY_MIN
- * bytes on (fewer are cheaper to copy): a fast-registration region's pages
- * are a ULP's, possibly slab memory that cannot be referenced page by
- * page, and on-demand pages can be unmapped under a packet.
+ * Pinned user memory and a kernel ULP's memory (DMA and fast-registration
+ * regions) are attached, from SROCE_ZCOPY_MIN bytes on (fewer are cheaper
+ * to copy); on-demand pages can be unmapped under a packet, and device
+ * memory is not in pages.  Of a ULP's memory only pages that may be
+ * referenced on their own are taken (sroce_kva_attach()): the answer for
+ * those is known only when they are attached.
  *
  * Context: Any context.
- * Return: true if sroce_mr_attach() takes them into an skb with no
+ * Return: true if sroce_mr_attach() may take them into an skb with no
  * fragments yet.
  */
 bool sroce_mr_attachable(const struct sroce_mr *mr, u64 iova, u32 len)
 {
-	return mr->type == SROCE_MR_USER && len >= SROCE_ZCOPY_MIN &&
-	       sroce_mr_span(mr, iova, len) < MAX_SKB_FRAGS;
+	if (len < SROCE_ZCOPY_MIN)
+		return false;
+	if (mr->type == SROCE_MR_USER)
+		return sroce_mr_span(mr, iova, len) < MAX_SKB_FRAGS;
+	return mr->type == SROCE_MR_DMA || mr->type == SROCE_MR_FAST_REG;
+}
+
+/* One more page fragment, referenced, at the end of @skb's payload. */
+static void sroce_skb_add_page(struct sk_buff *skb, struct page *page,
+			       unsigned int poff, unsigned int len)
+{
+	get_page(page);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page, poff, len);
+	skb->len += len;
+	skb->data_len += len;
+	skb->truesize += len;
+}
+
+/*
+ * Attach @len bytes of kernel memory from @va on, page by page.  Only a
+ * page of the kernel's linear map that may be referenced on its own
+ * (sendpage_ok(): not slab memory, not a page being freed) is taken: a
+ * ULP may hand sroce any memory, a kmalloc() buffer or a vmalloc() one
+ * among them, and those the caller copies instead.
+ */
+static int sroce_kva_attach(unsigned long va, struct sk_buff *skb, u32 len)
+{
+	unsigned int poff, chunk;
+	struct page *page;
+
+	while (len) {
+		poff = offset_in_page(va);
+		chunk = min_t(u32, len, PAGE_SIZE - poff);
+		if (skb_shinfo(skb)->nr_frags + 1 >= MAX_SKB_FRAGS ||
+		    !virt_addr_valid((void *)va))
+			return -EOPNOTSUPP;
+		page = virt_to_page((void *)va);
+		if (!sendpage_ok(page))
+			return -EOPNOTSUPP;
+		sroce_skb_add_page(skb, page, poff, chunk);
+		va += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/*
+ * A fast-registration region's pages, under its lock as for a copy
+ * (sroce_mr_copy_fr()): attached before an invalidation, they are
+ * referenced, and the ULP freeing them after it does not free them under
+ * the packet.
+ */
+static int sroce_mr_attach_fr(struct sroce_mr *mr, u64 iova,
+			      struct sk_buff *skb, u32 len)
+{
+	unsigned long flags;
+	u32 chunk, room;
+	int err = 0;
+	void *va;
+
+	spin_lock_irqsave(&mr->lock, flags);
+	if (!mr->valid)
+		err = -EACCES;
+	while (!err && len) {
+		va = sroce_mr_fr_addr(mr, iova, &room);
+		if (!va) {
+			err = -ERANGE;
+			break;
+		}
+		chunk = min(len, room);
+		err = sroce_kva_attach((unsigned long)va, skb, chunk);
+		iova += chunk;
+		len -= chunk;
+	}
+	spin_unlock_irqrestore(&mr->lock, flags);
+	return err;
+}
+
+static int sroce_mr_attach_user(struct sroce_mr *mr, u64 iova,
+				struct sk_buff *skb, u32 len)
+{
+	u64 off = iova - mr->iova + mr->page_offset;
+	unsigned long idx = off >> PAGE_SHIFT;
+	unsigned int poff = off & ~PAGE_MASK;
+	unsigned int chunk;
+
+	if (skb_shinfo(skb)->nr_frags + sroce_mr_span(mr, iova, len) >=
+	    MAX_SKB_FRAGS)
+		return -EOPNOTSUPP;
+	while (len) {
+		chunk = min_t(u32, len, PAGE_SIZE - poff);
+		sroce_skb_add_page(skb, mr->pages[idx], poff, chunk);
+		len -= chunk;
+		poff = 0;
+		idx++;
+	}
+	return 0;
 }
 
 /**
@@ -426,42 +523,32 @@ bool sroce_mr_attachable(const struct sroce_mr *mr, u64 iova, u32 len)
  * @len: bytes
  *
  * The pages stay until the skb is freed, however soon the region is
- * deregistered and unpinned; until then their contents are the payload,
- * so the work request the packet belongs to must not complete before the
- * peer has it.  One fragment is always left for sroce_tx_seal().
+ * deregistered and unpinned (or invalidated and its pages freed by the
+ * ULP); until then their contents are the payload, so the work request
+ * the packet belongs to must not complete before the peer has it.  One
+ * fragment is always left for sroce_tx_seal().
  *
  * Context: Any context.
- * Return: 0, or -EOPNOTSUPP (nothing attached) if the region is not user
- * memory or the skb has too few fragments left.
+ * Return: 0; -EOPNOTSUPP if the region's memory cannot be attached (a
+ * user region's: nothing attached; a ULP's: maybe some, the caller frees
+ * the skb) or the skb has too few fragments left; for a fast-registration
+ * region -EACCES or -ERANGE as sroce_mr_copy().
  */
 int sroce_mr_attach(struct sroce_mr *mr, u64 iova, struct sk_buff *skb,
 		    u32 len)
 {
-	u64 off = iova - mr->iova + mr->page_offset;
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	unsigned long idx = off >> PAGE_SHIFT;
-	unsigned int poff = off & ~PAGE_MASK;
-	unsigned int chunk;
-	struct page *page;
-
-	if (mr->type != SROCE_MR_USER ||
-	    shinfo->nr_frags + sroce_mr_span(mr, iova, len) >= MAX_SKB_FRAGS)
+	/* The owner can write them under the packet: not ours. */
+	skb_shinfo(skb)->flags |= SKBFL_SHARED_FRAG;
+	switch (mr->type) {
+	case SROCE_MR_USER:
+		return sroce_mr_attach_user(mr, iova, skb, len);
+	case SROCE_MR_DMA:
+		return sroce_kva_attach(iova, skb, len);
+	case SROCE_MR_FAST_REG:
+		return sroce_mr_attach_fr(mr, iova, skb, len);
+	default:
 		return -EOPNOTSUPP;
-	/* The application can write them under the packet: not ours. */
-	shinfo->flags |= SKBFL_SHARED_FRAG;
-	while (len) {
-		chunk = min_t(u32, len, PAGE_SIZE - poff);
-		page = mr->pages[idx];
-		get_page(page);
-		skb_fill_page_desc(skb, shinfo->nr_frags, page, poff, chunk);
-		skb->len += chunk;
-		skb->data_len += chunk;
-		skb->truesize += chunk;
-		len -= chunk;
-		poff = 0;
-		idx++;
 	}
-	return 0;
 }
 
 static int sroce_sge_attach_one(struct sroce_qp *qp, struct ib_pd *pd,
@@ -472,7 +559,8 @@ static int sroce_sge_attach_one(struct sroce_qp *qp, struct ib_pd *pd,
 	int err;
 
 	if (sge->lkey == SROCE_LOCAL_DMA_LKEY)
-		return -EOPNOTSUPP;
+		return qp->is_user ? -EOPNOTSUPP :
+			sroce_kva_attach(sge->addr + off, skb, len);
 	mr = sroce_mr_get(sroce_qp_dev(qp), sge->lkey);
 	if (!mr)
 		return -EINVAL;
@@ -496,12 +584,13 @@ static int sroce_sge_attach_one(struct sroce_qp *qp, struct ib_pd *pd,
  * @len: bytes to attach
  *
  * Each key is looked up and checked as for sroce_sge_copy(), then its
- * bytes attached by sroce_mr_attach(), whose rules apply.
+ * bytes attached by sroce_mr_attach(), whose rules apply; for a kernel QP
+ * the local DMA lkey's bytes are attached as a DMA region's.
  *
  * Context: Any context.
- * Return: 0; -EOPNOTSUPP where memory other than a user region is named
- * or the fragments run out (the caller copies instead; @skb has some of
- * the bytes attached and is to be freed); otherwise as sroce_sge_copy().
+ * Return: 0; -EOPNOTSUPP where memory that cannot be attached is named or
+ * the fragments run out (the caller copies instead; @skb has some of the
+ * bytes attached and is to be freed); otherwise as sroce_sge_copy().
  */
 int sroce_sge_attach(struct sroce_qp *qp, struct ib_pd *pd,
 		     const struct sroce_sge *sge, u32 num_sge, u32 offset,

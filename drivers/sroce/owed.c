@@ -353,35 +353,27 @@ static int sroce_resp_read_payload(struct sroce_qp *qp, struct sroce_mr *mr,
 }
 
 /*
- * The next packet of a READ response; NULL when out of memory, an
- * ERR_PTR: -EAGAIN while its on-demand memory is being faulted in,
- * -EACCES when the memory went away.  The payload goes as the region's
- * pages where it is user memory (sroce_mr_attach()): the requester's READ
- * completes only once it has the packet.
+ * A READ response packet with @paylen bytes from @mr (NULL: none), its
+ * pages attached if @attach; NULL when out of memory, else an ERR_PTR of
+ * the payload's error.
  */
-static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
-					   struct sroce_resp_res *res)
+static struct sk_buff *sroce_resp_read_build(struct sroce_qp *qp,
+					     struct sroce_resp_res *res,
+					     struct sroce_mr *mr, u32 paylen,
+					     bool attach)
 {
 	u8 opcode = sroce_resp_read_opcode(qp, res);
 	const struct sroce_opcode_info *info = sroce_opcode(opcode);
-	u32 paylen = min(res->resid, qp->pmtu);
 	void *hdrs, *payload = NULL;
 	struct sroce_aeth *aeth;
-	struct sroce_mr *mr = NULL;
 	struct sk_buff *skb;
 	int err = 0;
 
-	if (paylen) {
-		mr = sroce_resp_read_mr(qp, res, paylen);
-		if (!mr)
-			return ERR_PTR(-EACCES);
-	}
 	skb = sroce_tx_alloc(sroce_qp_dev(qp), qp, opcode, paylen,
 			     qp->dest_qpn, res->cur_psn, false, false, &hdrs,
-			     mr && sroce_mr_attachable(mr, res->va, paylen) ?
-			     NULL : &payload);
+			     attach ? NULL : &payload);
 	if (!skb)
-		goto put_mr;
+		return NULL;
 	if (info->flags & SROCE_OPF_AETH) {
 		aeth = hdrs + info->off_aeth;
 		aeth->smsn = sroce_aeth_pack(SROCE_AETH_ACK |
@@ -392,11 +384,40 @@ static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
 		err = sroce_resp_read_payload(qp, mr, res->va, skb, payload,
 					      paylen);
 	if (err) {
-		/* Being faulted in, or the memory went away under the READ. */
 		kfree_skb(skb);
-		skb = ERR_PTR(err == -EAGAIN ? -EAGAIN : -EACCES);
+		return ERR_PTR(err);
 	}
-put_mr:
+	return skb;
+}
+
+/*
+ * The next packet of a READ response; NULL when out of memory, an
+ * ERR_PTR: -EAGAIN while its on-demand memory is being faulted in,
+ * -EACCES when the memory went away.  The payload goes as the region's
+ * pages where it can (sroce_mr_attach()): the requester's READ completes
+ * only once it has the packet.  A ULP's page that cannot be referenced on
+ * its own is found out only in the attempt, and then copied.
+ */
+static struct sk_buff *sroce_resp_read_skb(struct sroce_qp *qp,
+					   struct sroce_resp_res *res)
+{
+	u32 paylen = min(res->resid, qp->pmtu);
+	struct sroce_mr *mr = NULL;
+	struct sk_buff *skb;
+	bool attach;
+
+	if (paylen) {
+		mr = sroce_resp_read_mr(qp, res, paylen);
+		if (!mr)
+			return ERR_PTR(-EACCES);
+	}
+	attach = mr && sroce_mr_attachable(mr, res->va, paylen);
+	skb = sroce_resp_read_build(qp, res, mr, paylen, attach);
+	if (attach && PTR_ERR(skb) == -EOPNOTSUPP)
+		skb = sroce_resp_read_build(qp, res, mr, paylen, false);
+	/* Being faulted in, or the memory went away under the READ. */
+	if (IS_ERR(skb) && PTR_ERR(skb) != -EAGAIN)
+		skb = ERR_PTR(-EACCES);
 	if (mr)
 		sroce_mr_put(mr);
 	return skb;

@@ -159,15 +159,15 @@ static int sroce_req_copy_payload(struct sroce_qp *qp, u32 idx,
  * whose work request completes after the peer acknowledged the packet:
  * UC and UD complete when the packet is sent, and the application may
  * rewrite the buffer while the packet still waits in a queue.  A small
- * payload is cheaper to copy than to reference page by page.  Only user
- * QPs: a kernel QP's PD holds no user regions, so trying would only cost
- * an skb before the copy.
+ * payload is cheaper to copy than to reference page by page.  A kernel
+ * ULP's memory that cannot be referenced page by page (slab, vmalloc)
+ * costs an skb before the copy.
  */
 static bool sroce_req_zcopy(struct sroce_qp *qp, const struct sroce_swqe *w,
 			    u32 paylen)
 {
-	return qp->is_user && sroce_qp_reliable(qp) &&
-	       !(w->flags & SROCE_SEND_INLINE) && paylen >= SROCE_ZCOPY_MIN;
+	return sroce_qp_reliable(qp) && !(w->flags & SROCE_SEND_INLINE) &&
+	       paylen >= SROCE_ZCOPY_MIN;
 }
 
 /*
