@@ -415,6 +415,41 @@ int sroce_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)
 }
 
 /**
+ * sroce_cq_clean_qp() - take a destroyed kernel QP's completions out of a
+ *	kernel CQ
+ * @cq: the CQ, or NULL
+ * @ibqp: the QP, which completes nothing any more
+ *
+ * Unpolled entries of the QP would hand the ULP a wc.qp that the core
+ * frees once destroy_qp returns: hardware drivers remove them at destroy,
+ * and ULPs count on it (net/smc's completion tasklet, run after the link
+ * is gone, read its freed link through one).  The other entries keep
+ * their order.  The walk is bounded by the ring, kernel memory.
+ *
+ * Context: Any context. Takes cq->lock.
+ */
+void sroce_cq_clean_qp(struct sroce_cq *cq, struct ib_qp *ibqp)
+{
+	struct ib_wc *wc;
+	unsigned long flags;
+	u32 r, w;
+
+	if (!cq || cq->is_user)
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	for (r = w = cq->ring.cons; r != cq->ring.prod; r++) {
+		wc = sroce_ring_slot(&cq->ring, r);
+		if (wc->qp == ibqp)
+			continue;
+		if (w != r)
+			memcpy(sroce_ring_slot(&cq->ring, w), wc, sizeof(*wc));
+		w++;
+	}
+	cq->ring.prod = w;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/**
  * sroce_req_notify_cq() - ib_device_ops.req_notify_cq
  * @ibcq: the CQ
  * @flags: IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, and maybe

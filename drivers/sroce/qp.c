@@ -18,8 +18,11 @@
  * one, unbind the type 2 memory windows bound through the QP (mw.c), free
  * the queues, and leave the handle to be freed after a grace period
  * (a lookup that found it before it was unpublished may still read its
- * count).  The core frees the struct.  No step waits for a grace period:
- * a process holding 10,000 QPs exits in well under a second.
+ * count).  The core frees the struct.  A user QP's destroy waits for no
+ * grace period: a process holding 10,000 QPs exits in a second or two.  A
+ * kernel QP's unpolled completions are taken out of its CQs, and its
+ * destroy waits for one, for the ULP's softirq completion handlers
+ * (sroce_destroy_qp()).
  */
 #include <linux/hash.h>
 #include <linux/slab.h>
@@ -637,6 +640,19 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	might_sleep();
 	sroce_qp_make_dead(qp);
 	sroce_qp_handle_release(qp);
+	if (!qp->is_user) {
+		sroce_cq_clean_qp(qp->scq, ibqp);
+		if (qp->rcq != qp->scq)
+			sroce_cq_clean_qp(qp->rcq, ibqp);
+		/*
+		 * A ULP's completion handler running in softirq (net/smc's
+		 * tasklet) may still work on entries of the QP it polled
+		 * before the clean: let it finish before the core frees the
+		 * QP.  Kernel ULPs destroy few QPs; processes, which may
+		 * destroy thousands, poll their own rings and skip this.
+		 */
+		synchronize_rcu();
+	}
 	sroce_mw_qp_destroyed(qp);
 	sroce_resp_reset(qp);
 	sroce_qp_free_queues(qp);
