@@ -300,12 +300,15 @@ srv_show() {
 	sed -e 's/^/  server! /' -e '$a\' "$SRV_LOG.err" 2>/dev/null || true
 }
 
-# last_words LOG: the last line with words of LOG's stderr, else of LOG.
+# last_words LOG: the last two lines with words of LOG's stderr, else of
+# LOG, joined by " / ": a verbs tool's last line ("parse WC failed 2") is
+# often only the consequence of the one before it (the completion's
+# status), and a failure message may be all that is left of a CI run.
 last_words() {
 	local w
-	w=$(grep '[[:alnum:]]' "$1.err" 2>/dev/null | tail -n 1 || true)
-	[ -n "$w" ] || w=$(grep '[[:alnum:]]' "$1" 2>/dev/null | tail -n 1 || true)
-	echo "$w"
+	w=$(grep '[[:alnum:]]' "$1.err" 2>/dev/null | tail -n 2 || true)
+	[ -n "$w" ] || w=$(grep '[[:alnum:]]' "$1" 2>/dev/null | tail -n 2 || true)
+	echo "${w//$'\n'/ / }"
 }
 
 srv_start() {
