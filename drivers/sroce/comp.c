@@ -65,6 +65,35 @@ unsigned long sroce_comp_timeout(struct sroce_qp *qp)
 	return nsecs_to_jiffies(4096ULL << code) + 1;
 }
 
+/**
+ * sroce_comp_arm() - start the local ACK timeout from now
+ * @qp: the QP (timeout attribute non-zero)
+ *
+ * The timer is touched only if it is stopped or would expire later than
+ * the new deadline; timer_reduce() tells that without a lock when it is
+ * already due earlier, the common case when every message restarts the
+ * timeout (struct sroce_comp).
+ *
+ * Context: Any context. Caller holds qp->sq.lock.
+ */
+void sroce_comp_arm(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	qp->comp.deadline = jiffies + sroce_comp_timeout(qp);
+	qp->comp.armed = true;
+	timer_reduce(&qp->retrans_timer, qp->comp.deadline);
+}
+
+/*
+ * Stop the local ACK timeout.  The timer may still expire; its handler
+ * then finds nothing armed.
+ */
+static void sroce_comp_disarm(struct sroce_qp *qp)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	qp->comp.armed = false;
+}
+
 /* RNR NAK timer codes in units of 10 us (IBTA table 45, by its pattern). */
 static unsigned int sroce_rnr_10us(u8 code)
 {
@@ -197,9 +226,9 @@ static void sroce_comp_progress(struct sroce_qp *qp, u32 next_psn)
 	qp->comp.retry_left = qp->retry_cnt;
 	qp->comp.rnr_left = qp->rnr_retry;
 	if (qp->comp.psn == qp->req.max_psn)
-		timer_delete(&qp->retrans_timer);
+		sroce_comp_disarm(qp);
 	else if (qp->timeout)
-		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+		sroce_comp_arm(qp);
 }
 
 /*
@@ -360,7 +389,7 @@ static enum sroce_comp_verdict sroce_comp_rnr(struct sroce_qp *qp, u32 psn,
 	qp->req.retry = true;
 	qp->req.retry_psn = psn;
 	qp->req.retry_why = SROCE_RETRY_RNR;
-	timer_delete(&qp->retrans_timer);
+	sroce_comp_disarm(qp);
 	usecs = sroce_rnr_10us(code) * 10;
 	trace_sroce_rnr_wait(qp, usecs);
 	mod_timer(&qp->rnr_timer, jiffies + usecs_to_jiffies(usecs) + 1);
@@ -645,15 +674,21 @@ static enum sroce_comp_verdict sroce_comp_timeout_locked(struct sroce_qp *qp)
 	u8 state = READ_ONCE(qp->state);
 
 	lockdep_assert_held(&qp->sq.lock);
+	if (!qp->comp.armed)
+		return SROCE_COMP_NOTHING;
 	if (qp->dead || (state != IB_QPS_RTS && state != IB_QPS_SQD) ||
-	    qp->comp.psn == qp->req.max_psn || qp->comp.rnr_wait)
+	    qp->comp.psn == qp->req.max_psn || qp->comp.rnr_wait) {
+		sroce_comp_disarm(qp);
 		return SROCE_COMP_NOTHING;
+	}
 	/*
-	 * Re-armed since it fired: progress (sroce_comp_progress()) or a
-	 * send took the lock first, and the timeout runs from there.
+	 * Restarted since the timer was set (progress, a go-back), or the
+	 * timer was set for an earlier deadline: it waits on.
 	 */
-	if (timer_pending(&qp->retrans_timer))
+	if (time_before(jiffies, qp->comp.deadline)) {
+		mod_timer(&qp->retrans_timer, qp->comp.deadline);
 		return SROCE_COMP_NOTHING;
+	}
 	/*
 	 * A go-back the requester has not started yet (it had no CPU: a
 	 * stalled guest's clock jumps, and timeouts would spend retry_cnt
@@ -662,7 +697,7 @@ static enum sroce_comp_verdict sroce_comp_timeout_locked(struct sroce_qp *qp)
 	 * spent.
 	 */
 	if (qp->req.retry || qp->req.faulting) {
-		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+		sroce_comp_arm(qp);
 		return SROCE_COMP_NOTHING;
 	}
 	sroce_count(sroce_qp_dev(qp), SROCE_CNT_TIMEOUTS);
@@ -689,7 +724,7 @@ void sroce_comp_retrans_timer(struct timer_list *t)
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	v = sroce_comp_timeout_locked(qp);
 	if (v == SROCE_COMP_KICK)
-		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+		sroce_comp_arm(qp);
 	sroce_comp_retire(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 	sroce_comp_finish(qp, v);

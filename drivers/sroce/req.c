@@ -126,10 +126,9 @@ static void sroce_req_advance(struct sroce_qp *qp, u32 n)
 static void sroce_req_arm_timer(struct sroce_qp *qp)
 {
 	lockdep_assert_held(&qp->sq.lock);
-	if (!qp->timeout || !sroce_qp_reliable(qp) ||
-	    timer_pending(&qp->retrans_timer))
+	if (!qp->timeout || !sroce_qp_reliable(qp) || qp->comp.armed)
 		return;
-	mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+	sroce_comp_arm(qp);
 }
 
 /* A local error on @w: it completes with @status and the QP fails. */
@@ -564,7 +563,7 @@ static void sroce_req_rewind(struct sroce_qp *qp)
 			       qp->req.retry_why);
 	/* The local ACK timeout runs from the resend, not from the request. */
 	if (qp->timeout)
-		mod_timer(&qp->retrans_timer, jiffies + sroce_comp_timeout(qp));
+		sroce_comp_arm(qp);
 }
 
 /*

@@ -792,8 +792,17 @@ struct sroce_req {
  *	them must cost one retry, not one each.  Only the local ACK timeout
  *	goes back again without progress.
  * @drained: IB_EVENT_SQ_DRAINED raised for the current SQD period
+ * @armed: the local ACK timeout runs, to expire at @deadline
+ * @deadline: in jiffies, when @armed
  *
  * The oldest work request not yet complete is sroce_sq.cons.
+ *
+ * The local ACK timeout is @armed and @deadline, not the timer itself:
+ * restarting or stopping it per acknowledged message changes only these
+ * two, and the timer (sroce_qp.retrans_timer) is moved only when it would
+ * expire after @deadline (sroce_comp_arm()).  A timer that expires before
+ * @deadline, or when nothing is @armed, is re-armed or left stopped by its
+ * handler; the timeout is the same as if the timer followed every change.
  */
 struct sroce_comp {
 	u32 psn;
@@ -802,6 +811,8 @@ struct sroce_comp {
 	bool rnr_wait;
 	bool went_back;
 	bool drained;
+	bool armed;
+	unsigned long deadline;
 };
 
 /**
@@ -1381,6 +1392,7 @@ void sroce_comp_rnr_timer(struct timer_list *t);
 void sroce_comp_retire(struct sroce_qp *qp);
 void sroce_sq_give_back(struct sroce_qp *qp, u32 old);
 unsigned long sroce_comp_timeout(struct sroce_qp *qp);
+void sroce_comp_arm(struct sroce_qp *qp);
 
 /* cq.c */
 int sroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
