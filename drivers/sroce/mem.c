@@ -122,13 +122,16 @@ static void *sroce_mr_fr_addr(struct sroce_mr *mr, u64 iova, u32 *room)
 }
 
 /*
- * The pages of a fast-registration region belong to a kernel ULP, which
- * may free them once an invalidation completes: the copy holds the
- * region's lock, so it either finishes before the invalidation or finds
- * the region invalid.  (At most a packet's worth is copied at a time.)
+ * Hand @len bytes of a fast-registration region from @iova to @fn, piece
+ * by piece (@va, @chunk bytes within one page of the region), under the
+ * region's lock.  Its pages belong to a kernel ULP, which may free them
+ * once an invalidation completes: holding the lock, a walk either
+ * finishes before the invalidation or finds the region invalid.  (At most
+ * a packet's worth is walked at a time.)  Stops at @fn's first error.
  */
-static int sroce_mr_copy_fr(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-			    enum sroce_copy_dir dir)
+static int sroce_mr_walk_fr(struct sroce_mr *mr, u64 iova, u32 len,
+			    int (*fn)(void *va, u32 chunk, void *arg),
+			    void *arg)
 {
 	unsigned long flags;
 	u32 chunk, room;
@@ -145,13 +148,35 @@ static int sroce_mr_copy_fr(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 			break;
 		}
 		chunk = min(len, room);
-		sroce_copy_chunk(va, buf, chunk, dir);
-		buf += chunk;
+		err = fn(va, chunk, arg);
 		iova += chunk;
 		len -= chunk;
 	}
 	spin_unlock_irqrestore(&mr->lock, flags);
 	return err;
+}
+
+/* Where a copy through sroce_mr_walk_fr() stands: the kernel buffer. */
+struct sroce_fr_copy {
+	void *buf;
+	enum sroce_copy_dir dir;
+};
+
+static int sroce_fr_copy_chunk(void *va, u32 chunk, void *arg)
+{
+	struct sroce_fr_copy *c = arg;
+
+	sroce_copy_chunk(va, c->buf, chunk, c->dir);
+	c->buf += chunk;
+	return 0;
+}
+
+static int sroce_mr_copy_fr(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+			    enum sroce_copy_dir dir)
+{
+	struct sroce_fr_copy c = { .buf = buf, .dir = dir };
+
+	return sroce_mr_walk_fr(mr, iova, len, sroce_fr_copy_chunk, &c);
 }
 
 /**
@@ -289,7 +314,7 @@ int sroce_mr_atomic(struct sroce_qp *qp, struct sroce_mr *mr, u64 iova,
 		return sroce_odp_atomic(qp, mr, iova, op, compare_add, swap,
 					orig);
 	if (mr->type == SROCE_MR_FAST_REG) {
-		/* As sroce_mr_copy_fr(): not after an invalidation. */
+		/* As sroce_mr_walk_fr(): not after an invalidation. */
 		spin_lock_irqsave(&mr->lock, flags);
 		p = mr->valid ? sroce_mr_fr_addr(mr, iova, &room) : NULL;
 		if (!mr->valid)
@@ -460,36 +485,21 @@ static int sroce_kva_attach(unsigned long va, struct sk_buff *skb, u32 len)
 	return 0;
 }
 
+static int sroce_fr_attach_chunk(void *va, u32 chunk, void *arg)
+{
+	return sroce_kva_attach((unsigned long)va, arg, chunk);
+}
+
 /*
  * A fast-registration region's pages, under its lock as for a copy
- * (sroce_mr_copy_fr()): attached before an invalidation, they are
+ * (sroce_mr_walk_fr()): attached before an invalidation, they are
  * referenced, and the ULP freeing them after it does not free them under
  * the packet.
  */
 static int sroce_mr_attach_fr(struct sroce_mr *mr, u64 iova,
 			      struct sk_buff *skb, u32 len)
 {
-	unsigned long flags;
-	u32 chunk, room;
-	int err = 0;
-	void *va;
-
-	spin_lock_irqsave(&mr->lock, flags);
-	if (!mr->valid)
-		err = -EACCES;
-	while (!err && len) {
-		va = sroce_mr_fr_addr(mr, iova, &room);
-		if (!va) {
-			err = -ERANGE;
-			break;
-		}
-		chunk = min(len, room);
-		err = sroce_kva_attach((unsigned long)va, skb, chunk);
-		iova += chunk;
-		len -= chunk;
-	}
-	spin_unlock_irqrestore(&mr->lock, flags);
-	return err;
+	return sroce_mr_walk_fr(mr, iova, len, sroce_fr_attach_chunk, skb);
 }
 
 static int sroce_mr_attach_user(struct sroce_mr *mr, u64 iova,
