@@ -23,7 +23,8 @@
 # sroce1 sends crosses the bottleneck or is dropped there; with CC on,
 # every one carries ECT(0), so RED marks and never drops early; every CE
 # mark reaches sroce2 (while nothing is dropped behind it); every CNP
-# sroce2 sends reaches sroce1 (the way back has no queue).
+# sroce2 sends reaches sroce1 (the way back has no qdisc; only host 1's
+# receive backlog can refuse a packet, and the switch's veth counts it).
 #
 #   knobs          the parameters in cc/ of sysfs: there, numbers, the
 #                  switches on by default and refusing what is not 0 or 1
@@ -60,6 +61,17 @@ CC_PROG=$SROCE_PROGS/sroce_cc_flows
 # 2026-11-28): 20 Mb/s is well below that, and still 2,300 packets a
 # second.
 CC_RATE=20mbit
+# tbf's bucket: what the bottleneck may send at once after an idle spell.
+# tbf sends a packet when the bucket holds its bytes, and the bucket fills
+# at CC_RATE up to this size: a dequeue that runs later than the time the
+# bucket takes to fill loses the rest of the wait for good, and under
+# emulation the dequeue runs late (a softirq, or ksoftirqd behind busy
+# processes).  With 16 KB (6.5 ms at 20 Mb/s), beside a two-guest test
+# as CI runs it, the bottleneck delivered 11 to 15 Mb/s while its queue
+# stood at RED's limit, and a UD flow paced to 18 Mb/s overflowed it
+# (ud_paced: 1 to 2% dropped after the start, 3 of 10 runs, 2026-12-07).
+# 128 KB covers a dequeue 52 ms late.
+CC_BURST=128kb
 # RED marks ECN-capable packets CE (and drops the others) with a
 # probability rising from 0 at an average queue of CC_RED_MIN bytes to
 # CC_RED_PROB at CC_RED_MAX, and every one beyond; the queue never holds
@@ -226,7 +238,7 @@ cc_devices() {
 
 # cc_bottleneck: st-s2's egress, toward host 2, becomes the bottleneck.
 cc_bottleneck() {
-	run tc -n "$SW" qdisc replace dev st-s2 root handle 1: tbf rate "$CC_RATE" burst 16kb latency 1s
+	run tc -n "$SW" qdisc replace dev st-s2 root handle 1: tbf rate "$CC_RATE" burst "$CC_BURST" latency 1s
 	run tc -n "$SW" qdisc replace dev st-s2 parent 1:1 handle 10: red limit "$CC_RED_LIMIT" \
 		min "$CC_RED_MIN" max "$CC_RED_MAX" avpkt "$CC_AVPKT" burst "$CC_RED_BURST" \
 		probability "$CC_RED_PROB" bandwidth "$CC_RATE" ecn
@@ -330,9 +342,12 @@ cc_snap() {
 	[ -n "${_s[tbf.sent]:-}" ] && [ -n "${_s[red.marked]:-}" ] ||
 		fail "cannot read the bottleneck's statistics: $(tc -n "$SW" -s qdisc show dev "$CC_QDISC")"
 	# What a veth could not hand to its peer (the receiving CPU's backlog
-	# was full): the switch's egress past the bottleneck.
-	_s[st-s2.tx_dropped]=$(ip netns exec "$SW" cat /sys/class/net/st-s2/statistics/tx_dropped) ||
-		fail "cannot read st-s2's tx_dropped"
+	# was full): the switch's egress past the bottleneck, and toward
+	# host 1, the way CNPs go back.
+	for d in st-s1 st-s2; do
+		_s[$d.tx_dropped]=$(ip netns exec "$SW" cat "/sys/class/net/$d/statistics/tx_dropped") ||
+			fail "cannot read $d's tx_dropped"
+	done
 }
 
 # dv KEY: KEY's change from C0 to C1 (the caller's cc_snap arrays); fails
@@ -459,7 +474,11 @@ cc_expect_wire() {
 # marks them and drops none early (red.early counts only packets that are
 # not ECN-capable); every mark reached sroce2 as long as nothing was
 # dropped behind it (red.pdrop: tail drops, after marking); every CNP
-# sroce2 sent reached sroce1 and was taken; and the marks did something:
+# sroce2 sent reached sroce1 and was taken, but for those st-s1 could not
+# hand to host 1 (its peer's receive backlog full; ACKs go that way too,
+# hence at most: one CNP of 635 went missing beside a two-guest test,
+# 2026-12-07, in a run that did not yet read st-s1's count); and the
+# marks did something:
 # CNPs, and rate cuts on sroce1.  Drops: a flow starts at the line rate,
 # ten times the bottleneck's, and keeps going until CNPs have cut its rate:
 # that first round trip of the control loop may overflow the queue, once,
@@ -494,7 +513,8 @@ cc_expect_paced() {
 	fi
 	[ "$cnp" -gt 0 ] || fail "$CC_DEV2 sent no CNP for $ce CE-marked packets"
 	[ "$cnp" -le "$ce" ] || fail "$CC_DEV2 sent $cnp CNPs for $ce CE-marked packets"
-	[ "$taken" = "$cnp" ] || fail "$CC_DEV2 sent $cnp CNPs, $CC_DEV1 received $taken"
+	[ "$taken" -le "$cnp" ] && [ $((cnp - taken)) -le "$(dv st-s1.tx_dropped)" ] ||
+		fail "$CC_DEV2 sent $cnp CNPs, $CC_DEV1 received $taken, and the switch could hand host 1 all but $(dv st-s1.tx_dropped) packets"
 	[ "$(dv "$CC_DEV1.rp_cnp_ignored")" = 0 ] ||
 		fail "$CC_DEV1 ignored $(dv "$CC_DEV1.rp_cnp_ignored") CNPs with its reaction point on"
 	[ "$(dv "$CC_DEV1.rp_rate_cuts")" -gt 0 ] || fail "$CC_DEV1 handled $taken CNPs and cut no rate"
