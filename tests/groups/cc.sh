@@ -69,7 +69,8 @@ CC_RATE=20mbit
 # processes).  With 16 KB (6.5 ms at 20 Mb/s), beside a two-guest test
 # as CI runs it, the bottleneck delivered 11 to 15 Mb/s while its queue
 # stood at RED's limit, and a UD flow paced to 18 Mb/s overflowed it
-# (ud_paced: 1 to 2% dropped after the start, 3 of 10 runs, 2026-12-07).
+# (ud_paced: 1 to 2% dropped after the start in 2 of 10 runs,
+# 2026-12-07).
 # 128 KB covers a dequeue 52 ms late.
 CC_BURST=128kb
 # RED marks ECN-capable packets CE (and drops the others) with a
