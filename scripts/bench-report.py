@@ -64,6 +64,10 @@ ROWS = [
     ("nvme_randread_4k_qd32", "iops", "NVMe-oF 4 KiB randread QD32 (IOPS)", "higher", 2.0),
     ("nvme_seqread_128k_qd16", "bw_MiBps", "NVMe-oF 128 KiB seq read QD16 (MiB/s)", "higher", 3.0),
 ]
+# What the two guests' wire carries with no RDMA device, UDP datagrams of
+# one packet each (tests/bench/pair.sh), for the wire rows of each IB MTU:
+# the ceiling of any RoCE driver's bandwidth on it.
+WIRE_UDP = (("wire_udp", "IB MTU 4096: 4112 B"), ("wire_udp_m1024", "IB MTU 1024: 1040 B"))
 MEMCPY = ("memcpy_64k", "bw_MBps")
 MEMCPY_BIG = ("memcpy_64m", "bw_MBps")
 MEMCPY_TARGET = 0.5
@@ -131,6 +135,28 @@ def verdict(ratio, better, target):
     return "met" if met else "not met"
 
 
+def wire_udp(samples, work):
+    """The UDP rate of the wire a two-guest workload ran on."""
+    name = WIRE_UDP[1][0] if work.endswith("_m1024") else WIRE_UDP[0][0]
+    return median(values(samples, "udp", name, "bw_MBps"))
+
+
+def wire_ceiling(samples, rows):
+    """For each two-guest row, the highest ratio to rxe the wire allows:
+    its UDP rate over rxe's median.  A target above it cannot be met on
+    that wire by any driver, and the verdict says so."""
+    for r in rows:
+        if not r["workload"].startswith("wire_"):
+            continue
+        udp = wire_udp(samples, r["workload"])
+        mb = r[B]["median"]
+        r["wire_ceiling"] = udp / mb if udp is not None and mb else None
+        target = float(r["target"][3:-1]) if r["target"] != "-" else None
+        if r["verdict"] == "not met" and r["wire_ceiling"] is not None \
+                and r["wire_ceiling"] < target:
+            r["verdict"] = f"not met: the wire allows {fmt(r['wire_ceiling'])}x"
+
+
 def analyse(samples):
     rows = []
     for work, metric, label, better, target in ROWS:
@@ -147,6 +173,7 @@ def analyse(samples):
                       if B == "rxe" and target is not None else "-",
             "verdict": verdict(ratio, better, target) if B == "rxe" else "-",
         })
+    wire_ceiling(samples, rows)
     mc = values(samples, "cpu", *MEMCPY)
     mcb = values(samples, "cpu", *MEMCPY_BIG)
     wa = median(values(samples, A, "write_bw_64k", "bw_MBps"))
@@ -167,6 +194,10 @@ def analyse(samples):
         r10k = median(values(samples, dev, "scale_10000", "rate_Mpps"))
         held[dev] = r10k / r4 if r4 and r10k is not None else None
     memcpy["scale_rate_held"] = held
+    memcpy["wire_udp_MBps"] = {
+        name: {"median": median(values(samples, "udp", name, "bw_MBps")),
+               "samples": values(samples, "udp", name, "bw_MBps")}
+        for name, _ in WIRE_UDP}
     sweep = {}
     for dev in (A, B):
         pts = {}
@@ -196,6 +227,9 @@ def table(rows, memcpy):
     lines.append(("rate at 10,000 QPs / at 4 QPs", fmt(held[A]), fmt(held[B]), "-",
                   f">= {SCALE_TARGET:g}", "-" if held[A] is None else
                   "met" if held[A] >= SCALE_TARGET else "not met"))
+    for name, label in WIRE_UDP:
+        lines.append((f"two guests: UDP, no RDMA, {label} datagrams (MB/s)",
+                      fmt(memcpy["wire_udp_MBps"][name]["median"]), "", "", "", ""))
     lines.append(("memcpy 64 KiB, one core (MB/s)", fmt(memcpy["memcpy_64k_MBps"]["median"]),
                   "", "", "", ""))
     lines.append(("memcpy 64 MiB, one core (MB/s)", fmt(memcpy["memcpy_64m_MBps"]["median"]),
@@ -284,6 +318,10 @@ def rst(rows, memcpy, meta, plot_name):
     for r in rows:
         samp.append((r["label"], " ".join(fmt(v) for v in r[A]["samples"]) or "-",
                      " ".join(fmt(v) for v in r[B]["samples"]) or "-"))
+    for name, label in WIRE_UDP:
+        samp.append((f"two guests: UDP, no RDMA, {label} datagrams (MB/s)",
+                     " ".join(fmt(v) for v in memcpy["wire_udp_MBps"][name]["samples"])
+                     or "-", ""))
     out += rst_table(samp)
     out += ["", f".. figure:: {plot_name}", "   :alt: ib_write_bw against message size, "
             "sroce and rdma_rxe", "",

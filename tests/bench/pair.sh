@@ -11,7 +11,9 @@
 #        virtio-net on a QEMU socket netdev, one emulated CPU each
 #
 # Every packet crosses the virtual NIC with its ICRC, unlike loopback.
-# eth0's MTU is 9000 for IB MTU 4096 and 1500 for IB MTU 1024.  Guest b
+# eth0's MTU is 9000 for IB MTU 4096 and 1500 for IB MTU 1024.  Each run
+# first measures the wire itself with no RDMA device (plain UDP datagrams
+# of one packet each, KIND udp): the ceiling of every driver on it.  Guest b
 # writes the samples, in guest.sh's format, workloads named wire_*, to
 # $BENCH_OUT/samples.tsv; both write their tools' output to
 # $BENCH_OUT/logs/.  The guests wait for each other through files in
@@ -65,20 +67,26 @@ sample() { # workload metric value
 	log "run $RUN $KIND $1: $2 = $3"
 }
 
-# wire_up KIND MTU: eth0 at MTU with this guest's address, KIND's device
-# on it; sets DEV and GID.
-wire_up() {
-	local n o mac
-	KIND=$1
-	[ "$ROLE" = a ] && n=1 o=2 || n=2 o=1
+# eth_up MTU: eth0 at MTU with this guest's address; sets N, this guest's
+# host number.
+eth_up() {
+	local o mac
+	[ "$ROLE" = a ] && N=1 o=2 || N=2 o=1
 	mac=52:54:00:5e:00:0$([ $o = 1 ] && echo a || echo b)
 	modprobe virtio_net
 	wait_for 10 ip link show eth0
 	run ip addr flush dev eth0
-	run ip link set eth0 mtu "$2"
-	run ip addr add "10.8.0.$n/24" dev eth0
+	run ip link set eth0 mtu "$1"
+	run ip addr add "10.8.0.$N/24" dev eth0
 	run ip link set eth0 up
 	run ip neigh replace "10.8.0.$o" lladdr "$mac" dev eth0 nud permanent
+}
+
+# wire_up KIND MTU: eth0 at MTU with this guest's address, KIND's device
+# on it; sets DEV and GID.
+wire_up() {
+	KIND=$1
+	eth_up "$2"
 	case $KIND in
 	sroce)
 		modprobe -a ib_uverbs udp_tunnel ip6_udp_tunnel
@@ -95,8 +103,8 @@ wire_up() {
 		unset RDMAV_DRIVERS
 		;;
 	esac
-	wait_for 10 gid_present "$DEV" "::ffff:10.8.0.$n"
-	GID=$(gid_index "$DEV" "10.8.0.$n")
+	wait_for 10 gid_present "$DEV" "::ffff:10.8.0.$N"
+	GID=$(gid_index "$DEV" "10.8.0.$N")
 }
 
 wire_down() {
@@ -141,8 +149,49 @@ bw() {
 	meet "$name.done" >/dev/null
 }
 
+# udp NAME SIZE: the wire itself, no RDMA device: SIZE-byte UDP datagrams,
+# one RoCEv2 packet's worth each, sent from a as fast as its socket takes
+# them for the bandwidth runs' time; b records what arrived (KIND udp).
+# The sender's copy from user memory, which a driver sending from pinned
+# pages does not make, costs a few per cent of a CPU at these rates
+# (memcpy_64k): this is the most any RoCE driver gets across, within that.
+udp() {
+	local name=$1 size=$2 log out rc=0
+	KIND=udp
+	log=$OUT/logs/run$RUN-udp-$name.$ROLE
+	if [ "$ROLE" = a ]; then
+		meet "$name.listening" >/dev/null
+		timeout -k 5 $TOOL_TIMEOUT "$SROCE_PROGS/sroce_udp_blast" send \
+			10.8.0.2 18516 "$size" "$SECS" >"$log" 2>&1 ||
+			log "$name: the sender failed: $(tail -n 1 "$log")"
+		meet "$name.done" >/dev/null
+	else
+		timeout -k 5 $TOOL_TIMEOUT "$SROCE_PROGS/sroce_udp_blast" recv \
+			18516 60 >"$log" 2>&1 </dev/null &
+		local pid=$!
+		wait_for 10 grep -q listening "$log"
+		meet "$name.listening" >/dev/null
+		wait $pid || rc=$?
+		out=$(awk '$1 == "received" { printf "%.1f", $5 / 1e6 }' "$log")
+		if [ $rc = 0 ] && [ -n "$out" ]; then
+			sample "$name" bw_MBps "$out"
+		else
+			log "$name failed (exit $rc): $(tail -n 1 "$log")"
+			sample "$name" bw_MBps nan
+		fi
+		meet "$name.done" >/dev/null
+	fi
+	KIND=
+}
+
 t_reset >/dev/null 2>&1
 for RUN in $(seq "$RUNS"); do
+	# A UDP datagram as large as the bandwidth runs' middle packets: BTH,
+	# a full IB MTU of payload and the ICRC (4112 and 1040 bytes).
+	eth_up 9000
+	udp wire_udp 4112
+	eth_up 1500
+	udp wire_udp_m1024 1040
 	for kind in $KINDS; do
 		case $kind in sroce | rxe) ;; *) continue ;; esac
 		for mtu in 9000 1500; do
