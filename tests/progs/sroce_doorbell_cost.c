@@ -28,14 +28,6 @@ struct doorbell {
 	struct ib_uverbs_post_send core;
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static struct ibv_qp *init_qp(struct ibv_context *ctx)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
@@ -86,14 +78,14 @@ int main(int argc, char **argv)
 	ctx = open_device(argv[1]);
 	qp = init_qp(ctx);
 	cmd.core.qp_handle = qp->handle;
-	t0 = now();
+	t0 = mono_seconds();
 	for (i = 0; i < n; i++)
 		if (write(ctx->cmd_fd, &cmd, sizeof(cmd)) != (ssize_t)sizeof(cmd))
 			die("doorbell %ld of %ld: %s", i + 1, n, strerror(errno));
-	t1 = now();
+	t1 = mono_seconds();
 	for (i = 0; i < n; i++)
 		getppid();
-	t2 = now();
+	t2 = mono_seconds();
 	printf("doorbell_us=%.3f syscall_us=%.3f\n",
 	       (t1 - t0) * 1e6 / (double)n, (t2 - t1) * 1e6 / (double)n);
 	return 0;

@@ -20,13 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "util.h"
 
 int main(int argc, char **argv)
 {
@@ -55,7 +49,7 @@ int main(int argc, char **argv)
 	memset(src, 0x5a, size);
 	memset(dst, 0, size);
 
-	start = now();
+	start = mono_seconds();
 	do {
 		/* A batch between clock reads: the clock is slow under emulation. */
 		for (i = 0; i < 16; i++) {
@@ -64,7 +58,7 @@ int main(int argc, char **argv)
 			__asm__ volatile("" : : "r"(dst) : "memory");
 			bytes += size;
 		}
-		elapsed = now() - start;
+		elapsed = mono_seconds() - start;
 	} while (elapsed < secs);
 
 	if (dst[size - 1] != 0x5a) {

@@ -44,14 +44,6 @@ struct scale {
 	struct ibv_qp **qp;	/* 2 per connection: initiator, target */
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* MemFree, and Slab + VmallocUsed, in KiB. */
 static void meminfo(long *free_kib, long *kmem_kib)
 {
@@ -173,7 +165,7 @@ static double run_rate(struct scale *s, double secs)
 
 	for (c = 0; c < s->nconn; c++)
 		post_write(s, c);
-	t0 = now();
+	t0 = mono_seconds();
 	do {
 		for (i = 0; i < s->ncq; i++) {
 			n = ibv_poll_cq(s->cq[i], 64, wc);
@@ -187,7 +179,7 @@ static double run_rate(struct scale *s, double secs)
 				post_write(s, (unsigned int)wc[n].wr_id);
 			}
 		}
-		t = now();
+		t = mono_seconds();
 	} while (t - t0 < secs);
 	/* Let the last ones finish before the QPs go. */
 	for (c = s->nconn; c;) {
@@ -201,7 +193,7 @@ static double run_rate(struct scale *s, double secs)
 					die("connection %lu: %s", (unsigned long)wc[n].wr_id,
 					    ibv_wc_status_str(wc[n].status));
 		}
-		if (now() - t > 60)
+		if (mono_seconds() - t > 60)
 			die("%u writes did not complete in 60 s", c);
 	}
 	return done / (t - t0);
@@ -256,21 +248,21 @@ int main(int argc, char **argv)
 		die("ibv_reg_mr: %s", strerror(errno));
 
 	meminfo(&f0, &k0);
-	t0 = now();
+	t0 = mono_seconds();
 	create_all(&s);
 	for (unsigned int c = 0; c < s.nconn; c++) {
 		connect_qp(&s, s.qp[2 * c], s.qp[2 * c + 1]->qp_num);
 		connect_qp(&s, s.qp[2 * c + 1], s.qp[2 * c]->qp_num);
 	}
-	setup = now() - t0;
+	setup = mono_seconds() - t0;
 	meminfo(&f1, &k1);
 	rate = run_rate(&s, secs);
-	t0 = now();
+	t0 = mono_seconds();
 	destroy_all(&s);
 	nqp = 2 * (long)s.nconn;
 	printf("connections=%u qps=%ld setup_s=%.3f mem_kib=%ld mem_per_qp_b=%ld kmem_kib=%ld kmem_per_qp_b=%ld rate_Mpps=%.6f teardown_s=%.3f\n",
 	       s.nconn, nqp, setup, f0 - f1, (f0 - f1) * 1024 / nqp, k1 - k0,
-	       (k1 - k0) * 1024 / nqp, rate / 1e6, now() - t0);
+	       (k1 - k0) * 1024 / nqp, rate / 1e6, mono_seconds() - t0);
 	ibv_dereg_mr(s.mr);
 	ibv_dealloc_pd(s.pd);
 	ibv_close_device(s.ctx);

@@ -38,14 +38,6 @@
 #define BATCH 32
 #define MAX_SIZE 65507
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static int blast_send(const char *addr, int port, size_t size, double secs)
 {
 	static char buf[MAX_SIZE];
@@ -70,8 +62,8 @@ static int blast_send(const char *addr, int port, size_t size, double secs)
 		msgs[i].msg_hdr.msg_iov = &iov;
 		msgs[i].msg_hdr.msg_iovlen = 1;
 	}
-	end = now() + secs;
-	while (now() < end) {
+	end = mono_seconds() + secs;
+	while (mono_seconds() < end) {
 		sent = sendmmsg(fd, msgs, BATCH, 0);
 		/* A full queue or an ICMP error from a receiver not up yet. */
 		if (sent < 0)
@@ -123,7 +115,7 @@ static int blast_recv(int port, double secs)
 		got = recvmmsg(fd, rx.msgs, BATCH, MSG_DONTWAIT, NULL);
 		if (got < 0)
 			die("recvmmsg: %m");
-		last = now();
+		last = mono_seconds();
 		for (i = 0; i < got; i++)
 			bytes += rx.msgs[i].msg_len;
 		if (!n) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * util.h - what every test program may use, verbs or not: die() and the
- * byte pattern the socket-level tests (RDS, SMC-R's TCP) send and check.
+ * util.h - what every test program may use, verbs or not: die(), the
+ * monotonic clock in seconds, and the byte pattern the socket-level tests
+ * (RDS, SMC-R's TCP) send and check.
  */
 #ifndef SROCE_TEST_UTIL_H
 #define SROCE_TEST_UTIL_H
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static inline __attribute__((format(printf, 1, 2), noreturn))
 void die(const char *fmt, ...)
@@ -22,6 +24,15 @@ void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/* CLOCK_MONOTONIC in seconds. */
+static inline double mono_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* Fill @p with message @seq's bytes: a pattern of its own per message. */
