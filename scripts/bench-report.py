@@ -151,9 +151,8 @@ def wire_ceiling(samples, rows):
         udp = wire_udp(samples, r["workload"])
         mb = r[B]["median"]
         r["wire_ceiling"] = udp / mb if udp is not None and mb else None
-        target = float(r["target"][3:-1]) if r["target"] != "-" else None
         if r["verdict"] == "not met" and r["wire_ceiling"] is not None \
-                and r["wire_ceiling"] < target:
+                and r["wire_ceiling"] < r["target_ratio"]:
             r["verdict"] = f"not met: the wire allows {fmt(r['wire_ceiling'])}x"
 
 
@@ -172,6 +171,7 @@ def analyse(samples):
             "target": (">= " if better == "higher" else "<= ") + f"{target:g}x"
                       if B == "rxe" and target is not None else "-",
             "verdict": verdict(ratio, better, target) if B == "rxe" else "-",
+            "target_ratio": target if B == "rxe" else None,
         })
     wire_ceiling(samples, rows)
     mc = values(samples, "cpu", *MEMCPY)
